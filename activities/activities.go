@@ -1,0 +1,39 @@
+// Package activities owns everything a turn does to the world: model calls
+// through the provider SDKs, shell commands, patches, and the transcript
+// store those steps read and write. Each activity is a method on
+// [Activities], which holds the dependencies; workflows call them through
+// typed references.
+package activities
+
+import (
+	"net/http"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+)
+
+// Activities holds the dependencies of every activity.
+type Activities struct {
+	Store *Store
+	// DemoBaseURL is where the built-in demo provider is served (the
+	// scripted fake model started by the worker process).
+	DemoBaseURL string
+	// HTTPClient is used by provider SDKs; nil means a default.
+	HTTPClient *http.Client
+	// Getenv reads the worker's environment (API keys); nil means os.Getenv.
+	Getenv func(string) string
+	// HeartbeatEvery paces heartbeats of long activities.
+	HeartbeatEvery time.Duration
+
+	clients *lru.Cache[string, any]
+}
+
+// New builds an Activities with a store rooted at storeDir.
+func New(storeDir string) (*Activities, error) {
+	st, err := NewStore(storeDir)
+	if err != nil {
+		return nil, err
+	}
+	c, _ := lru.New[string, any](64)
+	return &Activities{Store: st, HeartbeatEvery: time.Second, clients: c}, nil
+}

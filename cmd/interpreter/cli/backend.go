@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/dev/devserver"
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/worker"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// backend is what a command talks to: a Temporal client, and when this
+// process brought them up, the embedded server and a worker.
+type backend struct {
+	client   client.Client
+	server   *devserver.Server
+	workers  *worker.Workers
+	demo     *fakemodel.Running
+	embedded bool
+}
+
+func (b *backend) Close() {
+	if b.workers != nil {
+		b.workers.Stop()
+	}
+	if b.client != nil {
+		b.client.Close()
+	}
+	if b.demo != nil {
+		_ = b.demo.Close()
+	}
+	if b.server != nil {
+		b.server.Stop()
+	}
+}
+
+func quietLogger(w io.Writer) sdklog.Logger {
+	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})))
+}
+
+// dial connects to the configured Temporal server.
+func dial(ctx context.Context, t config.Temporal, address string, logTo io.Writer) (client.Client, error) {
+	opts := client.Options{HostPort: address, Namespace: t.Namespace, Logger: quietLogger(logTo)}
+	if t.TLS || t.TLSCert != "" || t.TLSCA != "" {
+		tc, err := tlsConfig(t)
+		if err != nil {
+			return nil, err
+		}
+		opts.ConnectionOptions.TLS = tc
+	}
+	if t.APIKeyEnv != "" {
+		key := os.Getenv(t.APIKeyEnv)
+		if key == "" {
+			return nil, exitf(2, "%s is not set (temporal.api_key_env)", t.APIKeyEnv)
+		}
+		opts.Credentials = client.NewAPIKeyStaticCredentials(key)
+		if opts.ConnectionOptions.TLS == nil {
+			opts.ConnectionOptions.TLS = &tls.Config{}
+		}
+	}
+	c, err := client.DialContext(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to Temporal at %s: %w", address, err)
+	}
+	return c, nil
+}
+
+func tlsConfig(t config.Temporal) (*tls.Config, error) {
+	tc := &tls.Config{ServerName: t.TLSServerName}
+	if t.TLSCert != "" || t.TLSKey != "" {
+		cert, err := tls.LoadX509KeyPair(t.TLSCert, t.TLSKey)
+		if err != nil {
+			return nil, exitf(2, "loading temporal.tls_cert/tls_key: %v", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	if t.TLSCA != "" {
+		pem, err := os.ReadFile(t.TLSCA)
+		if err != nil {
+			return nil, exitf(2, "reading temporal.tls_ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, exitf(2, "temporal.tls_ca %s holds no PEM certificate", t.TLSCA)
+		}
+		tc.RootCAs = pool
+	}
+	return tc, nil
+}
+
+// probe tells whether a Temporal frontend answers at the address.
+func probe(ctx context.Context, t config.Temporal) bool {
+	ctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
+	defer cancel()
+	c, err := dial(ctx, t, t.Address, io.Discard)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err == nil
+}
+
+type embedOptions struct {
+	DBFile    string
+	Ephemeral bool
+	Port      int
+	UIPort    int
+}
+
+func defaultDB(cfg *config.Config) string { return filepath.Join(cfg.Home(), "temporal.db") }
+
+// startEmbedded brings up the embedded server, connects to it, and starts a
+// worker, all in this process.
+func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, logTo io.Writer) (*backend, error) {
+	if err := os.MkdirAll(cfg.Home(), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", cfg.Home(), err)
+	}
+	srv, err := devserver.Start(devserver.Options{
+		DBFile: eo.DBFile, Ephemeral: eo.Ephemeral, Port: eo.Port, UIPort: eo.UIPort,
+		Namespace: cfg.Temporal.Namespace, SearchAttributes: workflows.SearchAttributeTypes(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := &backend{server: srv, embedded: true}
+	t := cfg.Temporal
+	t.TLS, t.TLSCert, t.TLSCA, t.APIKeyEnv = false, "", "", ""
+	if b.client, err = dial(ctx, t, srv.Address(), logTo); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := b.startWorker(cfg, "embedded"); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// startWorker starts this process's workers and the built-in demo model.
+func (b *backend) startWorker(cfg *config.Config, identity string) error {
+	acts, err := activities.New(filepath.Join(cfg.Home(), "store"))
+	if err != nil {
+		return err
+	}
+	demo, err := fakemodel.Start("127.0.0.1:0", fakemodel.DemoScript())
+	if err != nil {
+		return fmt.Errorf("starting the demo model: %w", err)
+	}
+	b.demo = demo
+	acts.DemoBaseURL = demo.URL()
+	host, _ := os.Hostname()
+	w, err := worker.Start(b.client, worker.Options{
+		TaskQueue:  cfg.Temporal.TaskQueue,
+		HostQueue:  cfg.Temporal.HostQueue,
+		Activities: acts,
+		Identity:   fmt.Sprintf("%s@%s/%d (%s)", identity, host, os.Getpid(), cfg.Temporal.HostQueue),
+	})
+	if err != nil {
+		return err
+	}
+	b.workers = w
+	return nil
+}

@@ -1,0 +1,117 @@
+// Package cli is the interpreter's command tree (kong). Commands run
+// in-process with their own stdin/stdout/stderr so tests can drive them.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+)
+
+// Stdio are a command's streams.
+type Stdio struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// Globals are flags every command takes.
+type Globals struct {
+	Config       []string `short:"c" name:"config" help:"Override a config.toml key: key=value (value parsed as TOML, else a string). Repeatable." placeholder:"KEY=VALUE"`
+	StrictConfig bool     `help:"Reject unknown config keys."`
+	Profile      string   `help:"Config profile to use."`
+	Home         string   `env:"INTERPRETER_HOME" help:"Home directory (config.toml, database, store)." placeholder:"DIR"`
+}
+
+// exitError carries an exit code through kong's Run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+type root struct {
+	Globals
+	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
+	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
+	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
+	Version VersionCmd `cmd:"" help:"Print the version."`
+}
+
+// Version is set at build time.
+var Version = "0.1.0-dev"
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run prints the version.
+func (VersionCmd) Run(io Stdio) error {
+	fmt.Fprintf(io.Out, "interpreter %s\n", Version)
+	return nil
+}
+
+// Run parses args and runs the command; it returns the exit code.
+func Run(args []string, stdio Stdio) int {
+	var r root
+	exit := -1
+	parser, err := kong.New(&r,
+		kong.Name("interpreter"),
+		kong.Description("A coding agent whose every step is durable (Temporal)."),
+		kong.Writers(stdio.Out, stdio.Err),
+		kong.Exit(func(code int) { exit = code }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "interpreter: %v\n", err)
+		return 2
+	}
+	kctx, err := parser.Parse(args)
+	if exit >= 0 {
+		return exit
+	}
+	if err != nil {
+		fmt.Fprintf(stdio.Err, "interpreter: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	kctx.Bind(stdio, &r.Globals)
+	if err := kctx.Run(); err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			fmt.Fprintf(stdio.Err, "interpreter: %v\n", ee.err)
+			return ee.code
+		}
+		fmt.Fprintf(stdio.Err, "interpreter: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// load reads the configuration with the global flags and extra overrides.
+func (g *Globals) load(extra []string) (*config.Config, error) {
+	cfg, err := config.Load(config.Options{
+		Home:      g.Home,
+		Overrides: append(append([]string{}, g.Config...), extra...),
+		Strict:    g.StrictConfig,
+		Profile:   g.Profile,
+	})
+	if err != nil {
+		return nil, exitf(2, "%v", err)
+	}
+	return cfg, nil
+}

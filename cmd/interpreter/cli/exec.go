@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// ExecCmd runs one turn non-interactively: `exec PROMPT` starts a thread,
+// `exec resume THREAD_ID PROMPT` continues one. The flags mirror `codex
+// exec`, so Codex's TypeScript SDK can drive this binary.
+type ExecCmd struct {
+	Model          string   `short:"m" help:"Model to use."`
+	Provider       string   `help:"Model provider id (openai, oss, demo, or one from config.toml)."`
+	OSS            bool     `name:"oss" help:"Shorthand for --provider oss."`
+	Cd             string   `short:"C" name:"cd" help:"Working directory of the agent." placeholder:"DIR"`
+	Sandbox        string   `short:"s" help:"Sandbox mode: read-only, workspace-write, danger-full-access."`
+	ApprovalPolicy string   `name:"approval-policy" help:"Approval policy: untrusted, on-failure, on-request, never."`
+	Harness        string   `help:"Harness (prompt and tool dialect)."`
+	JSON           bool     `name:"json" aliases:"experimental-json" help:"Print events as JSON lines."`
+	SkipGitCheck   bool     `name:"skip-git-repo-check" help:"Accepted for Codex compatibility (no git check is made)."`
+	OutputSchema   string   `name:"output-schema" help:"JSON Schema file the final message must follow." placeholder:"FILE"`
+	Images         []string `short:"i" name:"image" help:"Image file to attach (not sent yet: text-only for now)." placeholder:"FILE"`
+	AddDirs        []string `name:"add-dir" help:"Extra writable directory." placeholder:"DIR"`
+	LastMessage    string   `short:"o" name:"output-last-message" help:"Also write the final message to this file." placeholder:"FILE"`
+	FullAuto       bool     `name:"full-auto" help:"Shorthand for --sandbox workspace-write with approvals on request."`
+	Bypass         bool     `name:"dangerously-bypass-approvals-and-sandbox" help:"No sandbox, no approvals."`
+	Color          string   `help:"Accepted for Codex compatibility." default:"auto"`
+
+	Args []string `arg:"" optional:"" help:"PROMPT, or: resume THREAD_ID [PROMPT]. '-' or no prompt reads stdin."`
+}
+
+func (e *ExecCmd) overrides() []string {
+	var o []string
+	set := func(k, v string) {
+		if v != "" {
+			o = append(o, fmt.Sprintf("%s=%q", k, v))
+		}
+	}
+	if e.OSS && e.Provider == "" {
+		e.Provider = "oss"
+	}
+	set("model", e.Model)
+	set("model_provider", e.Provider)
+	set("sandbox_mode", e.Sandbox)
+	set("approval_policy", e.ApprovalPolicy)
+	set("harness", e.Harness)
+	if e.FullAuto {
+		set("sandbox_mode", config.SandboxWorkspaceWrite)
+		set("approval_policy", config.ApprovalOnRequest)
+	}
+	if e.Bypass {
+		set("sandbox_mode", config.SandboxDangerFullAccess)
+		set("approval_policy", config.ApprovalNever)
+	}
+	return o
+}
+
+// parseArgs splits the positional arguments and reads the prompt.
+func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error) {
+	args := e.Args
+	if len(args) > 0 && args[0] == "resume" {
+		if len(args) < 2 {
+			return "", "", exitf(2, "exec resume needs a THREAD_ID")
+		}
+		threadID, args = args[1], args[2:]
+	}
+	if len(args) > 1 {
+		return "", "", exitf(2, "expected one PROMPT argument, got %d (quote the prompt)", len(args))
+	}
+	if len(args) == 1 && args[0] != "-" {
+		prompt = args[0]
+	} else {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", "", exitf(1, "reading the prompt from stdin: %v", err)
+		}
+		prompt = string(b)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return "", "", exitf(2, "no prompt: pass it as an argument or on stdin")
+	}
+	return threadID, prompt, nil
+}
+
+// Run runs the turn and prints it.
+func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
+	threadID, prompt, err := e.parseArgs(stdio.In)
+	if err != nil {
+		return err
+	}
+	cfg, err := g.load(e.overrides())
+	if err != nil {
+		return err
+	}
+	tc, err := threadConfig(cfg, e.Cd)
+	if err != nil {
+		return err
+	}
+	if e.OutputSchema != "" {
+		schema, err := os.ReadFile(e.OutputSchema)
+		if err != nil {
+			return exitf(2, "reading --output-schema: %v", err)
+		}
+		tc.DeveloperInstructions += "\nYour final message must be a single JSON value that validates against this JSON Schema, with nothing around it:\n" + string(schema)
+	}
+	if len(e.Images) > 0 {
+		fmt.Fprintf(stdio.Err, "interpreter: warning: --image is accepted but images are not sent to the model yet\n")
+	}
+	b, err := connect(ctx, cfg, stdio.Err)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	tc.SearchAttributes = hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)
+	p := newPrinter(e.JSON, stdio)
+	if tc.Provider.ID == "demo" {
+		fmt.Fprintf(stdio.Err, "interpreter: model: the built-in scripted DEMO model (not a real LLM; use --provider to pick a real one)\n")
+	}
+
+	req := workflows.StartTurnRequest{Prompt: prompt}
+	var resp workflows.StartTurnResponse
+	if threadID == "" {
+		threadID = newThreadID()
+		resp, err = workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}, req)
+	} else {
+		if _, err = workflows.GetThread(ctx, b.client, threadID); err == nil {
+			req.Model, req.SandboxMode, req.ApprovalPolicy = e.Model, e.Sandbox, e.ApprovalPolicy
+			if e.Cd != "" {
+				req.Cwd = tc.Cwd
+			}
+			resp, err = workflows.StartTurn(ctx, b.client, threadID, req)
+		}
+	}
+	if errors.Is(err, workflows.ErrThreadNotFound) {
+		return exitf(1, "thread not found: %s", threadID)
+	}
+	if err != nil {
+		return exitf(1, "%v", rootCause(err))
+	}
+	p.threadStarted(threadID, resp.TurnID)
+	return e.follow(ctx, b, p, threadID, resp.TurnID)
+}
+
+// follow prints the turn's events until it ends; Ctrl-C interrupts the
+// turn (it stops in the workflow, not just here).
+func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, turnID string) error {
+	fctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(p.io.Err, "interpreter: interrupting turn %s\n", turnID)
+			ictx, icancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = workflows.Interrupt(ictx, b.client, threadID)
+			icancel()
+			time.AfterFunc(15*time.Second, cancel)
+		case <-fctx.Done():
+		}
+	}()
+	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, p.event); err != nil {
+		return exitf(1, "following turn %s: %v", turnID, err)
+	}
+	v, err := workflows.GetThread(fctx, b.client, threadID)
+	if err != nil {
+		return exitf(1, "reading thread %s: %v", threadID, err)
+	}
+	var res *workflows.TurnResult
+	for i := range v.Turns {
+		if v.Turns[i].TurnID == turnID {
+			res = &v.Turns[i]
+		}
+	}
+	if res == nil {
+		return exitf(1, "turn %s ended but its result is missing", turnID)
+	}
+	p.finish(*res)
+	if e.LastMessage != "" {
+		if err := os.WriteFile(e.LastMessage, []byte(res.FinalMessage), 0o644); err != nil {
+			return exitf(1, "writing %s: %v", e.LastMessage, err)
+		}
+	}
+	if res.Status != workflows.StatusCompleted {
+		return &exitError{code: 1, err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
+	}
+	return nil
+}
+
+func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error) {
+	prov, err := cfg.Provider(cfg.ModelProvider)
+	if err != nil {
+		return workflows.ThreadConfig{}, exitf(2, "%v", err)
+	}
+	if prov.WireAPI == config.WireMessages {
+		return workflows.ThreadConfig{}, exitf(2, "provider %q uses wire_api %q, which this build does not speak yet (use responses or chat)", cfg.ModelProvider, prov.WireAPI)
+	}
+	if prov.EnvKey != "" && os.Getenv(prov.EnvKey) == "" {
+		return workflows.ThreadConfig{}, exitf(1, "%s is not set: provider %q needs an API key. Export %s, or pick another provider (--provider oss for a local server, --provider demo for the built-in scripted demo)",
+			prov.EnvKey, cfg.ModelProvider, prov.EnvKey)
+	}
+	model := cfg.Model
+	if model == "" {
+		model = defaultModel(cfg.ModelProvider)
+	}
+	if cd == "" {
+		cd = "."
+	}
+	cwd, err := filepath.Abs(cd)
+	if err != nil {
+		return workflows.ThreadConfig{}, exitf(2, "bad --cd: %v", err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return workflows.ThreadConfig{}, exitf(2, "working directory %s does not exist", cwd)
+	}
+	h := cfg.Harness
+	if h == "" {
+		h = "codex"
+	}
+	headers := map[string]string{}
+	for k, v := range prov.HTTPHeaders {
+		headers[k] = v
+	}
+	return workflows.ThreadConfig{
+		Model: model,
+		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
+			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
+		Harness: h, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
+		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
+	}, nil
+}
+
+func defaultModel(provider string) string {
+	switch provider {
+	case "demo":
+		return "demo"
+	case "oss":
+		return "gpt-oss:20b"
+	case "anthropic":
+		return "claude-sonnet-4-5"
+	}
+	return "gpt-5.1"
+}
+
+func newThreadID() string {
+	if id, err := uuid.NewV7(); err == nil {
+		return id.String()
+	}
+	return uuid.NewString()
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func rootCause(err error) error {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err
+		}
+		err = u
+	}
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// printer shows a turn: JSON lines in the shape `codex exec --json` uses,
+// or a human transcript on stderr with the final message on stdout.
+type printer struct {
+	json bool
+	io   Stdio
+}
+
+func newPrinter(asJSON bool, io Stdio) *printer { return &printer{json: asJSON, io: io} }
+
+func (p *printer) emit(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(p.io.Out, "%s\n", b)
+}
+
+func (p *printer) threadStarted(threadID, turnID string) {
+	if p.json {
+		p.emit(map[string]any{"type": "thread.started", "thread_id": threadID})
+		return
+	}
+	fmt.Fprintf(p.io.Err, "thread %s · %s\n", threadID, turnID)
+}
+
+func (p *printer) event(e workflows.Event) {
+	if p.json {
+		p.jsonEvent(e)
+		return
+	}
+	p.humanEvent(e)
+}
+
+func (p *printer) jsonEvent(e workflows.Event) {
+	switch e.Type {
+	case workflows.EventTurnStarted:
+		p.emit(map[string]any{"type": "turn.started"})
+	case workflows.EventItemStarted, workflows.EventItemUpdated, workflows.EventItemCompleted:
+		p.emit(map[string]any{"type": e.Type, "item": jsonItem(e.Item)})
+	}
+	// turn.completed / turn.failed are printed by finish, from the turn's
+	// result, which also carries the final usage.
+}
+
+// jsonItem renders an item with the fields `codex exec --json` gives each
+// item type.
+func jsonItem(it *workflows.Item) map[string]any {
+	m := map[string]any{"id": it.ID, "type": it.Type}
+	switch it.Type {
+	case workflows.ItemAgentMessage, workflows.ItemReasoning:
+		m["text"] = it.Text
+	case workflows.ItemCommandExecution:
+		status := it.Status
+		if status == workflows.StatusInterrupted {
+			status = workflows.StatusFailed
+		}
+		m["command"], m["aggregated_output"], m["status"] = it.Command, it.AggregatedOutput, status
+		if it.ExitCode != nil {
+			m["exit_code"] = *it.ExitCode
+		}
+	case workflows.ItemFileChange:
+		changes := it.Changes
+		if changes == nil {
+			changes = []workflows.FileChange{}
+		}
+		m["changes"], m["status"] = changes, it.Status
+	case workflows.ItemTodoList:
+		items := it.Items
+		if items == nil {
+			items = []workflows.TodoItem{}
+		}
+		m["items"] = items
+	case workflows.ItemError:
+		m["message"] = it.Message
+	}
+	return m
+}
+
+func (p *printer) humanEvent(e workflows.Event) {
+	w := p.io.Err
+	if e.Item == nil {
+		return
+	}
+	it := e.Item
+	switch {
+	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
+		fmt.Fprintf(w, "\n$ %s\n", it.Command)
+	case it.Type == workflows.ItemCommandExecution:
+		out := strings.TrimRight(it.AggregatedOutput, "\n")
+		lines := strings.Split(out, "\n")
+		if len(lines) > 20 {
+			lines = append(append(lines[:10:10], fmt.Sprintf("... (%d more lines)", len(lines)-20)), lines[len(lines)-10:]...)
+		}
+		if out != "" {
+			fmt.Fprintf(w, "%s\n", strings.Join(lines, "\n"))
+		}
+		code := "?"
+		if it.ExitCode != nil {
+			code = fmt.Sprint(*it.ExitCode)
+		}
+		fmt.Fprintf(w, "[%s · exit %s · %d ms]\n", it.Status, code, it.DurationMs)
+	case it.Type == workflows.ItemAgentMessage:
+		fmt.Fprintf(w, "\nagent: %s\n", it.Text)
+	case it.Type == workflows.ItemReasoning:
+		fmt.Fprintf(w, "\nthinking: %s\n", it.Text)
+	case it.Type == workflows.ItemFileChange && e.Type == workflows.EventItemCompleted:
+		for _, c := range it.Changes {
+			fmt.Fprintf(w, "\n%s %s\n", c.Kind, c.Path)
+		}
+		if it.Status != workflows.StatusCompleted {
+			fmt.Fprintf(w, "\npatch %s\n", it.Status)
+		}
+	case it.Type == workflows.ItemTodoList:
+		fmt.Fprintf(w, "\nplan:\n")
+		for _, t := range it.Items {
+			mark := " "
+			if t.Completed {
+				mark = "x"
+			}
+			fmt.Fprintf(w, "  [%s] %s\n", mark, t.Text)
+		}
+	case it.Type == workflows.ItemError:
+		fmt.Fprintf(w, "\nerror: %s\n", it.Message)
+	}
+}
+
+// finish prints how the turn ended.
+func (p *printer) finish(r workflows.TurnResult) {
+	if p.json {
+		switch r.Status {
+		case workflows.StatusCompleted:
+			p.emit(map[string]any{"type": "turn.completed", "usage": map[string]any{
+				"input_tokens": r.Usage.InputTokens, "cached_input_tokens": r.Usage.CachedInputTokens,
+				"output_tokens": r.Usage.OutputTokens}})
+		default:
+			msg := r.Error
+			if r.Status == workflows.StatusInterrupted && msg == "" {
+				msg = "turn interrupted"
+			}
+			p.emit(map[string]any{"type": "turn.failed", "error": map[string]any{"message": msg}})
+		}
+		return
+	}
+	fmt.Fprintf(p.io.Err, "\n[turn %s · %d steps · tokens in %d (cached %d) out %d]\n",
+		r.Status, r.Steps, r.Usage.InputTokens, r.Usage.CachedInputTokens, r.Usage.OutputTokens)
+	if r.Status != workflows.StatusCompleted {
+		return
+	}
+	if r.FinalMessage != "" {
+		fmt.Fprintf(p.io.Out, "%s\n", r.FinalMessage)
+	}
+}

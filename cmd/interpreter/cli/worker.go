@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+)
+
+// WorkerCmd runs a worker against any Temporal server.
+type WorkerCmd struct {
+	TemporalAddress string `name:"temporal-address" env:"TEMPORAL_ADDRESS" help:"Temporal frontend host:port (default from config: 127.0.0.1:7233)." placeholder:"HOST:PORT"`
+	Namespace       string `env:"TEMPORAL_NAMESPACE" help:"Temporal namespace."`
+	TaskQueue       string `name:"task-queue" help:"Shared task queue (workflows and model calls)."`
+	HostQueue       string `name:"host-queue" help:"This workspace host's tool task queue (default: <task-queue>-host-<hostname>)."`
+	TLS             bool   `name:"tls" help:"Use TLS."`
+	TLSCert         string `name:"tls-cert" help:"Client certificate (mTLS)." placeholder:"FILE"`
+	TLSKey          string `name:"tls-key" help:"Client key (mTLS)." placeholder:"FILE"`
+	TLSCA           string `name:"tls-ca" help:"CA bundle." placeholder:"FILE"`
+	APIKeyEnv       string `name:"api-key-env" help:"Environment variable holding a Temporal Cloud API key." placeholder:"VAR"`
+}
+
+func (w *WorkerCmd) overrides() []string {
+	var o []string
+	add := func(k, v string) {
+		if v != "" {
+			o = append(o, fmt.Sprintf("temporal.%s=%q", k, v))
+		}
+	}
+	add("address", w.TemporalAddress)
+	add("namespace", w.Namespace)
+	add("task_queue", w.TaskQueue)
+	add("host_queue", w.HostQueue)
+	add("tls_cert", w.TLSCert)
+	add("tls_key", w.TLSKey)
+	add("tls_ca", w.TLSCA)
+	add("api_key_env", w.APIKeyEnv)
+	if w.TLS {
+		o = append(o, "temporal.tls=true")
+	}
+	return o
+}
+
+// Run polls until SIGINT/SIGTERM.
+func (w *WorkerCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
+	cfg, err := g.load(w.overrides())
+	if err != nil {
+		return err
+	}
+	c, err := dial(ctx, cfg.Temporal, cfg.Temporal.Address, io.Err)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	b := &backend{client: c}
+	defer b.Close()
+	if err := b.startWorker(cfg, "worker"); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Out, "Worker connected to %s (namespace %s): task queue %s, host queue %s\n",
+		cfg.Temporal.Address, cfg.Temporal.Namespace, cfg.Temporal.TaskQueue, cfg.Temporal.HostQueue)
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,210 @@
+// Package config loads the interpreter's configuration.
+//
+// Settings live in $INTERPRETER_HOME/config.toml (INTERPRETER_HOME defaults
+// to ~/.interpreter). The file uses the same key names as Codex's
+// config.toml (model, model_provider, model_providers, approval_policy,
+// sandbox_mode, profiles, mcp_servers, ...) plus interpreter-specific keys
+// such as [temporal], max_steps and turn_timeout.
+//
+// Layers are applied in this order, later layers winning:
+//
+//	built-in defaults <- config.toml <- selected profile <- -c overrides <- Extra
+//
+// Every layer is merged as a tree of TOML tables: a table in a later layer
+// is merged key by key into the same table of an earlier one, anything else
+// replaces the earlier value. The merged tree is then decoded into Config,
+// checked for unknown keys (an error in strict mode, recorded otherwise, see
+// Config.UnknownKeys) and validated.
+package config
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FileName is the name of the configuration file inside the home directory.
+const FileName = "config.toml"
+
+// Approval policies (approval_policy).
+const (
+	ApprovalUntrusted = "untrusted"
+	ApprovalOnFailure = "on-failure"
+	ApprovalOnRequest = "on-request"
+	ApprovalNever     = "never"
+)
+
+// Sandbox modes (sandbox_mode).
+const (
+	SandboxReadOnly         = "read-only"
+	SandboxWorkspaceWrite   = "workspace-write"
+	SandboxDangerFullAccess = "danger-full-access"
+)
+
+// Wire APIs a provider can speak (model_providers.<id>.wire_api).
+const (
+	WireResponses = "responses"
+	WireChat      = "chat"
+	WireMessages  = "messages"
+)
+
+// Valid values of the enumerated settings, in documentation order.
+var (
+	ApprovalPolicies = []string{ApprovalUntrusted, ApprovalOnFailure, ApprovalOnRequest, ApprovalNever}
+	SandboxModes     = []string{SandboxReadOnly, SandboxWorkspaceWrite, SandboxDangerFullAccess}
+	WireAPIs         = []string{WireResponses, WireChat, WireMessages}
+)
+
+// Config is the fully resolved configuration.
+type Config struct {
+	Model          string              `toml:"model"`
+	ModelProvider  string              `toml:"model_provider"`
+	ModelProviders map[string]Provider `toml:"model_providers"`
+	ApprovalPolicy string              `toml:"approval_policy"`
+	SandboxMode    string              `toml:"sandbox_mode"`
+	Harness        string              `toml:"harness"`
+	MaxSteps       int                 `toml:"max_steps"`
+	TurnTimeout    Duration            `toml:"turn_timeout"`
+
+	// Profile is the name of the selected profile ("" for none). Profiles
+	// holds every profile defined; the selected one has already been
+	// applied to the other fields.
+	Profile  string                    `toml:"profile"`
+	Profiles map[string]map[string]any `toml:"profiles"`
+
+	Temporal Temporal `toml:"temporal"`
+
+	// Sections kept as raw TOML trees; their contents are not checked.
+	MCPServers            map[string]map[string]any `toml:"mcp_servers"`
+	Otel                  map[string]any            `toml:"otel"`
+	SandboxWorkspaceWrite map[string]any            `toml:"sandbox_workspace_write"`
+	Approvals             map[string]any            `toml:"approvals"`
+	Memories              map[string]any            `toml:"memories"`
+	Skills                map[string]any            `toml:"skills"`
+
+	home    string
+	unknown []string
+}
+
+// Provider describes a model provider (a [model_providers.<id>] table).
+type Provider struct {
+	Name    string `toml:"name"`
+	BaseURL string `toml:"base_url"`
+	WireAPI string `toml:"wire_api"`
+	// EnvKey names the environment variable holding the API key; empty
+	// means the provider needs no key.
+	EnvKey             string            `toml:"env_key"`
+	EnvKeyInstructions string            `toml:"env_key_instructions"`
+	HTTPHeaders        map[string]string `toml:"http_headers"`
+	// EnvHTTPHeaders maps header names to environment variables whose
+	// values are sent (when set).
+	EnvHTTPHeaders map[string]string `toml:"env_http_headers"`
+	QueryParams    map[string]string `toml:"query_params"`
+
+	// Accepted for Codex compatibility.
+	RequestMaxRetries   *int `toml:"request_max_retries"`
+	StreamMaxRetries    *int `toml:"stream_max_retries"`
+	StreamIdleTimeoutMs *int `toml:"stream_idle_timeout_ms"`
+	RequiresOpenAIAuth  bool `toml:"requires_openai_auth"`
+}
+
+// Temporal holds the [temporal] section.
+type Temporal struct {
+	Address   string `toml:"address"`
+	Namespace string `toml:"namespace"`
+	TaskQueue string `toml:"task_queue"`
+	// Embedded: nil means auto (start the embedded server when nothing
+	// answers at Address), true forces it, false forbids it.
+	Embedded      *bool  `toml:"embedded"`
+	TLS           bool   `toml:"tls"`
+	TLSCert       string `toml:"tls_cert"`
+	TLSKey        string `toml:"tls_key"`
+	TLSCA         string `toml:"tls_ca"`
+	TLSServerName string `toml:"tls_server_name"`
+	// APIKeyEnv names the environment variable holding a Temporal Cloud
+	// API key.
+	APIKeyEnv string `toml:"api_key_env"`
+	// HostQueue is this workspace host's tool queue. Load fills it with
+	// DefaultHostQueue when unset.
+	HostQueue string `toml:"host_queue"`
+}
+
+// Home returns the interpreter home directory the configuration was loaded
+// from.
+func (c *Config) Home() string { return c.home }
+
+// UnknownKeys returns the dotted names of keys that matched no setting,
+// sorted. Load fails on them in strict mode; otherwise they are ignored and
+// reported here so front ends can warn.
+func (c *Config) UnknownKeys() []string {
+	return append([]string(nil), c.unknown...)
+}
+
+func (c *Config) validate() error {
+	if err := checkEnum("approval_policy", c.ApprovalPolicy, ApprovalPolicies); err != nil {
+		return err
+	}
+	if err := checkEnum("sandbox_mode", c.SandboxMode, SandboxModes); err != nil {
+		return err
+	}
+	for _, id := range sortedKeys(c.ModelProviders) {
+		key := "model_providers." + quoteKeyPart(id) + ".wire_api"
+		if err := checkEnum(key, c.ModelProviders[id].WireAPI, WireAPIs); err != nil {
+			return err
+		}
+	}
+	if c.MaxSteps < 0 {
+		return fmt.Errorf("invalid max_steps %d: must not be negative", c.MaxSteps)
+	}
+	if c.TurnTimeout.Duration < 0 {
+		return fmt.Errorf("invalid turn_timeout %s: must not be negative", c.TurnTimeout)
+	}
+	if _, err := c.Provider(c.ModelProvider); err != nil {
+		return fmt.Errorf("model_provider: %w", err)
+	}
+	return nil
+}
+
+func checkEnum(key, value string, valid []string) error {
+	for _, v := range valid {
+		if value == v {
+			return nil
+		}
+	}
+	return fmt.Errorf("invalid %s %q: valid values are %s", key, value, strings.Join(valid, ", "))
+}
+
+// Duration is a time.Duration read from TOML either as a Go duration string
+// ("90s", "30m", "1h30m") or as a number of seconds (90, 1.5).
+type Duration struct {
+	time.Duration
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if v, err := time.ParseDuration(s); err == nil {
+		d.Duration = v
+		return nil
+	}
+	digits := strings.ReplaceAll(s, "_", "")
+	if n, err := strconv.ParseInt(digits, 0, 64); err == nil {
+		if n > math.MaxInt64/int64(time.Second) || n < math.MinInt64/int64(time.Second) {
+			return fmt.Errorf("duration %q out of range", s)
+		}
+		d.Duration = time.Duration(n) * time.Second
+		return nil
+	}
+	if f, err := strconv.ParseFloat(digits, 64); err == nil && !math.IsNaN(f) && math.Abs(f) < float64(math.MaxInt64)/float64(time.Second) {
+		d.Duration = time.Duration(f * float64(time.Second))
+		return nil
+	}
+	return fmt.Errorf("invalid duration %q: want a duration such as \"90s\" or \"30m\", or a number of seconds", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) {
+	return []byte(d.Duration.String()), nil
+}

@@ -1,0 +1,13 @@
+// Command interpreter is a coding agent whose every step is a durable
+// Temporal workflow step.
+package main
+
+import (
+	"os"
+
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/cli"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], cli.Stdio{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+}

@@ -1,0 +1,272 @@
+// Package devserver embeds a single-process Temporal server (SQLite
+// persistence) and, optionally, the Temporal Web UI. It is what
+// `interpreter dev` and the embedded fallback of `exec` bring up, and what the
+// integration tests run against.
+package devserver
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	uiserver "github.com/temporalio/ui-server/v2/server"
+	uiconfig "github.com/temporalio/ui-server/v2/server/config"
+	uiserveroptions "github.com/temporalio/ui-server/v2/server/server_options"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/dynamicconfig"
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+	"go.uber.org/zap"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+const localhost = "127.0.0.1"
+
+// Options configure an embedded server. Zero values get defaults.
+type Options struct {
+	// DBFile is the SQLite file; empty with Ephemeral false is an error.
+	DBFile    string
+	Ephemeral bool
+	// Port is the frontend gRPC port (0 picks a free one).
+	Port int
+	// UIPort enables the Web UI on that port when > 0.
+	UIPort    int
+	Namespace string
+	// SearchAttributes are registered when the namespace is created.
+	SearchAttributes map[string]enumspb.IndexedValueType
+	// Retention of closed executions (turns); default 30 days.
+	Retention time.Duration
+	// Verbose passes the server's warnings to stderr.
+	Verbose bool
+}
+
+// Server is a running embedded Temporal server.
+type Server struct {
+	server  temporal.Server
+	ui      *uiserver.Server
+	address string
+	uiURL   string
+}
+
+// Address is host:port of the frontend gRPC service.
+func (s *Server) Address() string { return s.address }
+
+// UIURL is the Web UI's base URL, empty when the UI is off.
+func (s *Server) UIURL() string { return s.uiURL }
+
+// Start brings up the server and returns once its services have started.
+func Start(opts Options) (*Server, error) {
+	if opts.DBFile == "" && !opts.Ephemeral {
+		return nil, errors.New("devserver: a database file is required unless ephemeral")
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	if opts.Retention == 0 {
+		opts.Retention = 30 * 24 * time.Hour
+	}
+	if opts.Port == 0 {
+		p, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		opts.Port = p
+	}
+	conf, err := buildConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(conf),
+		temporal.ForServices(temporal.DefaultServices),
+		temporal.WithStaticHosts(staticHosts(conf)),
+		temporal.WithLogger(newLogger(opts.Verbose)),
+		temporal.WithDynamicConfigClient(dynamicConfig()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building temporal server: %w", err)
+	}
+	s := &Server{server: srv, address: net.JoinHostPort(localhost, strconv.Itoa(opts.Port))}
+	if opts.UIPort > 0 {
+		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
+			Host:                localhost,
+			Port:                opts.UIPort,
+			TemporalGRPCAddress: s.address,
+			EnableUI:            true,
+			CORS:                uiconfig.CORS{CookieInsecure: true},
+			HideLogs:            true,
+			DisableNewsFetch:    true,
+		}))
+		s.uiURL = fmt.Sprintf("http://%s:%d", localhost, opts.UIPort)
+		go func() {
+			// Start blocks until Stop; an error here means the port was taken.
+			if err := s.ui.Start(); err != nil {
+				fmt.Fprintf(os.Stderr, "interpreter: web UI stopped: %v\n", err)
+			}
+		}()
+	}
+	if err := srv.Start(); err != nil {
+		if s.ui != nil {
+			s.ui.Stop()
+		}
+		return nil, fmt.Errorf("starting temporal server: %w", err)
+	}
+	return s, nil
+}
+
+// Stop shuts the UI and the server down.
+func (s *Server) Stop() {
+	if s.ui != nil {
+		s.ui.Stop()
+	}
+	_ = s.server.Stop()
+}
+
+// dynamicConfig removes the dev server's per-task pacing: by default the
+// one-shard history service polls its transfer queue at most 20 times a
+// second, which adds ~50 ms between an activity's completion and the next
+// workflow task.
+func dynamicConfig() dynamicconfig.StaticClient {
+	dc := dynamicconfig.StaticClient{}
+	dc[dynamicconfig.MakeKey("history.transferProcessorMaxPollRPS")] = 2000
+	dc[dynamicconfig.MakeKey("history.timerProcessorMaxPollRPS")] = 2000
+	dc[dynamicconfig.MakeKey("history.visibilityProcessorMaxPollRPS")] = 2000
+	dc[dynamicconfig.MakeKey("system.enableActivityEagerExecution")] = true
+	dc[dynamicconfig.MakeKey("frontend.namespaceRPS.visibility")] = 1000
+	dc[dynamicconfig.MakeKey("frontend.maxNamespaceVisibilityRPSPerInstance")] = 1000
+	dc[dynamicconfig.MakeKey("history.cacheHostLevelMaxSize")] = 8096
+	// Updates that long-poll the event log are many and short-lived.
+	dc[dynamicconfig.MakeKey("history.maxInFlightUpdates")] = 100
+	dc[dynamicconfig.MakeKey("history.maxTotalUpdates")] = 100000
+	return dc
+}
+
+func buildConfig(opts Options) (*config.Config, error) {
+	var conf config.Config
+	conf.Global.Membership.MaxJoinDuration = 30 * time.Second
+	conf.Global.Membership.BroadcastAddress = localhost
+	conf.Persistence.DefaultStore = "sqlite"
+	conf.Persistence.VisibilityStore = "sqlite"
+	conf.Persistence.NumHistoryShards = 1
+	sqlConf, err := buildSQL(opts)
+	if err != nil {
+		return nil, err
+	}
+	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	httpPort, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := net.JoinHostPort(localhost, strconv.Itoa(opts.Port))
+	conf.ClusterMetadata = &cluster.Config{
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        "active",
+		CurrentClusterName:       "active",
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			"active": {
+				Enabled:                true,
+				InitialFailoverVersion: 1,
+				RPCAddress:             addr,
+				HTTPAddress:            net.JoinHostPort(localhost, strconv.Itoa(httpPort)),
+				ClusterID:              "interpreter-dev",
+			},
+		},
+	}
+	conf.DCRedirectionPolicy.Policy = "noop"
+	conf.Services = map[string]config.Service{}
+	for _, name := range []string{"frontend", "history", "matching", "worker"} {
+		var svc config.Service
+		svc.RPC.BindOnIP = localhost
+		if name == "frontend" {
+			svc.RPC.GRPCPort = opts.Port
+			svc.RPC.HTTPPort = httpPort
+		} else if svc.RPC.GRPCPort, err = FreePort(); err != nil {
+			return nil, err
+		}
+		conf.Services[name] = svc
+	}
+	conf.Archival.History.State = "disabled"
+	conf.Archival.Visibility.State = "disabled"
+	conf.NamespaceDefaults.Archival.History.State = "disabled"
+	conf.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	conf.PublicClient.HostPort = addr
+	return &conf, nil
+}
+
+func buildSQL(opts Options) (*config.SQL, error) {
+	conf := config.SQL{PluginName: sqliteplugin.PluginName}
+	if opts.Ephemeral {
+		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
+		conf.DatabaseName = fmt.Sprintf("interpreter-%d-%d", os.Getpid(), time.Now().UnixNano())
+	} else {
+		conf.ConnectAttributes = map[string]string{"mode": "rwc", "_journal_mode": "WAL", "_synchronous": "NORMAL"}
+		conf.DatabaseName = opts.DBFile
+		if _, err := os.Stat(opts.DBFile); errors.Is(err, os.ErrNotExist) {
+			if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o700); err != nil {
+				return nil, fmt.Errorf("creating database directory: %w", err)
+			}
+			if err := sqliteschema.SetupSchema(&conf); err != nil {
+				return nil, fmt.Errorf("setting up database schema in %s: %w", opts.DBFile, err)
+			}
+		}
+	}
+	ns, err := sqliteschema.NewNamespaceConfig("active", opts.Namespace, false, opts.SearchAttributes)
+	if err != nil {
+		return nil, fmt.Errorf("namespace config: %w", err)
+	}
+	ns.Detail.Config.Retention = durationpb.New(opts.Retention)
+	if err := sqliteschema.CreateNamespaces(&conf, ns); err != nil {
+		return nil, fmt.Errorf("creating namespace %q: %w", opts.Namespace, err)
+	}
+	return &conf, nil
+}
+
+func staticHosts(conf *config.Config) map[primitives.ServiceName]static.Hosts {
+	host := func(name string) static.Hosts {
+		return static.SingleLocalHost(net.JoinHostPort(localhost, strconv.Itoa(conf.Services[name].RPC.GRPCPort)))
+	}
+	return map[primitives.ServiceName]static.Hosts{
+		primitives.FrontendService: host("frontend"),
+		primitives.MatchingService: host("matching"),
+		primitives.HistoryService:  host("history"),
+		primitives.WorkerService:   host("worker"),
+	}
+}
+
+func newLogger(verbose bool) log.Logger {
+	level := zap.ErrorLevel
+	if verbose {
+		level = zap.WarnLevel
+	}
+	cfg := zap.NewProductionConfig()
+	cfg.Level = zap.NewAtomicLevelAt(level)
+	cfg.OutputPaths = []string{"stderr"}
+	cfg.ErrorOutputPaths = []string{"stderr"}
+	cfg.Encoding = "console"
+	cfg.DisableStacktrace = true
+	zl, err := cfg.Build()
+	if err != nil {
+		return log.NewNoopLogger()
+	}
+	return log.NewZapLogger(zl)
+}
+
+// FreePort asks the kernel for a free TCP port on localhost.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", localhost+":0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,68 @@
+// Package worker builds the Temporal workers of this product: the shared
+// queue (thread and turn workflows, model calls) and a workspace host's own
+// queue (shell commands and patches, which must run where the files are).
+package worker
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// DefaultTaskQueue is the shared queue.
+const DefaultTaskQueue = "interpreter"
+
+// Options configure the workers of one process.
+type Options struct {
+	TaskQueue string
+	// HostQueue is this workspace host's tool queue.
+	HostQueue  string
+	Activities *activities.Activities
+	// Identity names this worker in the UI.
+	Identity string
+}
+
+// Workers are the running workers of one process.
+type Workers struct {
+	shared worker.Worker
+	host   worker.Worker
+}
+
+// Start registers everything and starts polling both queues.
+func Start(c client.Client, o Options) (*Workers, error) {
+	if o.TaskQueue == "" {
+		o.TaskQueue = DefaultTaskQueue
+	}
+	if o.HostQueue == "" {
+		return nil, fmt.Errorf("worker: a host queue is required")
+	}
+	base := worker.Options{Identity: o.Identity}
+	shared := worker.New(c, o.TaskQueue, base)
+	shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
+	shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
+	shared.RegisterActivity(o.Activities.CallModel)
+
+	host := worker.New(c, o.HostQueue, base)
+	host.RegisterActivity(o.Activities.Exec)
+	host.RegisterActivity(o.Activities.ApplyPatch)
+
+	if err := shared.Start(); err != nil {
+		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)
+	}
+	if err := host.Start(); err != nil {
+		shared.Stop()
+		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)
+	}
+	return &Workers{shared: shared, host: host}, nil
+}
+
+// Stop stops polling and waits for running activities to return.
+func (w *Workers) Stop() {
+	w.host.Stop()
+	w.shared.Stop()
+}

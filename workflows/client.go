@@ -1,0 +1,176 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+)
+
+// ErrThreadNotFound means no thread workflow has the given id.
+var ErrThreadNotFound = errors.New("thread not found")
+
+// NewThread describes a thread to create with its first turn.
+type NewThread struct {
+	ThreadID  string
+	TaskQueue string
+	Config    ThreadConfig
+}
+
+// StartThread creates a thread workflow and sends its first turn in one
+// call (update-with-start), so there is never a thread without its turn.
+func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTurnRequest) (StartTurnResponse, error) {
+	opts := client.StartWorkflowOptions{
+		ID:                       nt.ThreadID,
+		TaskQueue:                nt.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		StaticSummary:            "thread: " + oneLine(req.Prompt, 100),
+		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd),
+		Memo:                     map[string]any{"title": oneLine(req.Prompt, 200), "cwd": nt.Config.Cwd},
+	}
+	if nt.Config.SearchAttributes {
+		opts.TypedSearchAttributes = temporal.NewSearchAttributes(
+			SAModel.ValueSet(nt.Config.Model), SACwd.ValueSet(nt.Config.Cwd), SAStatus.ValueSet(StatusInProgress))
+	}
+	op := c.NewWithStartWorkflowOperation(opts, ThreadWorkflow, ThreadInput{ThreadID: nt.ThreadID, Config: nt.Config})
+	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: op,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   UpdateStartTurn,
+			Args:         []any{req},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
+	})
+	if err != nil {
+		return StartTurnResponse{}, fmt.Errorf("starting thread: %w", err)
+	}
+	var resp StartTurnResponse
+	if err := h.Get(ctx, &resp); err != nil {
+		return StartTurnResponse{}, fmt.Errorf("starting turn: %w", err)
+	}
+	return resp, nil
+}
+
+// StartTurn sends a turn to an existing thread.
+func StartTurn(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   threadID,
+		UpdateName:   UpdateStartTurn,
+		Args:         []any{req},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return StartTurnResponse{}, threadErr(threadID, err)
+	}
+	var resp StartTurnResponse
+	if err := h.Get(ctx, &resp); err != nil {
+		return StartTurnResponse{}, threadErr(threadID, err)
+	}
+	return resp, nil
+}
+
+// GetThread reads a thread's view.
+func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
+	var v ThreadView
+	val, err := c.QueryWorkflow(ctx, threadID, "", QueryThread)
+	if err != nil {
+		return v, threadErr(threadID, err)
+	}
+	return v, val.Get(&v)
+}
+
+// Interrupt asks the thread to stop its running turn.
+func Interrupt(ctx context.Context, c client.Client, threadID string) error {
+	return threadErr(threadID, c.SignalWorkflow(ctx, threadID, "", SignalInterrupt, nil))
+}
+
+// FollowTurn calls fn for every event of a turn after sequence number
+// after, in order, until the turn ends or ctx is done. It survives worker
+// restarts and the turn's continue-as-new; events dropped before a reader
+// caught up are skipped (the page's First tells).
+func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) error {
+	for {
+		page, err := readEvents(ctx, c, turnID, after)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Events {
+			fn(e)
+			after = e.Seq
+		}
+		if page.Done && after >= page.Last {
+			return nil
+		}
+		if len(page.Events) > 0 {
+			continue
+		}
+		if err := waitEvents(ctx, c, turnID, after); err != nil {
+			return err
+		}
+	}
+}
+
+func readEvents(ctx context.Context, c client.Client, turnID string, after int) (EventsPage, error) {
+	var p EventsPage
+	for attempt := 0; ; attempt++ {
+		val, err := c.QueryWorkflow(ctx, turnID, "", QueryEvents, EventsRequest{After: after, Limit: 500})
+		if err == nil {
+			return p, val.Get(&p)
+		}
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) && attempt < 50 {
+			// The child may not have started yet.
+			if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+				return p, err
+			}
+			continue
+		}
+		return p, fmt.Errorf("reading events of %s: %w", turnID, err)
+	}
+}
+
+func waitEvents(ctx context.Context, c client.Client, turnID string, after int) error {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   turnID,
+		UpdateName:   UpdateWaitEvents,
+		Args:         []any{WaitRequest{After: after, TimeoutMs: 20000}},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	if err == nil || ctx.Err() != nil {
+		return ctx.Err()
+	}
+	// The run closed (turn done or continued as new) or the update was
+	// refused while the workflow was busy: fall back to reading again after
+	// a short pause.
+	return sleepCtx(ctx, 50*time.Millisecond)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func threadErr(threadID string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("%w: %s", ErrThreadNotFound, threadID)
+	}
+	return err
+}

@@ -1,0 +1,75 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// eventLog is a turn's numbered event log. Readers query pages of it and
+// block on an update until it grows; neither copies events into history.
+type eventLog struct {
+	turnID  string
+	events  []Event
+	last    int
+	done    bool
+	closing bool
+}
+
+func newEventLog(carried []Event, last int, turnID string) *eventLog {
+	return &eventLog{turnID: turnID, events: carried, last: last}
+}
+
+func (l *eventLog) add(e Event) {
+	l.last++
+	e.Seq = l.last
+	e.TurnID = l.turnID
+	l.events = append(l.events, e)
+}
+
+func (l *eventLog) first() int {
+	if len(l.events) == 0 {
+		return l.last + 1
+	}
+	return l.events[0].Seq
+}
+
+func (l *eventLog) page(req EventsRequest) EventsPage {
+	p := EventsPage{Last: l.last, First: l.first(), Done: l.done}
+	for _, e := range l.events {
+		if e.Seq > req.After {
+			p.Events = append(p.Events, e)
+			if req.Limit > 0 && len(p.Events) >= req.Limit {
+				p.Done = false
+				break
+			}
+		}
+	}
+	return p
+}
+
+func (l *eventLog) tail(n int) ([]Event, int) {
+	ev := l.events
+	if len(ev) > n {
+		ev = ev[len(ev)-n:]
+	}
+	return append([]Event(nil), ev...), l.last
+}
+
+func (l *eventLog) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryEvents, func(req EventsRequest) (EventsPage, error) {
+		return l.page(req), nil
+	}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandler(ctx, UpdateWaitEvents, func(ctx workflow.Context, req WaitRequest) (WaitResponse, error) {
+		timeout := time.Duration(req.TimeoutMs) * time.Millisecond
+		if timeout <= 0 || timeout > time.Minute {
+			timeout = 30 * time.Second
+		}
+		_, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool {
+			return l.last > req.After || l.done || l.closing
+		})
+		return WaitResponse{Last: l.last, Done: l.done}, err
+	})
+}

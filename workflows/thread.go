@@ -1,0 +1,175 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// threadHistoryLimit is the history length past which an idle thread
+// continues as new.
+const threadHistoryLimit = 8000
+
+type thread struct {
+	id        string
+	st        ThreadState
+	interrupt workflow.CancelFunc
+}
+
+// ThreadWorkflow is one conversation. It accepts turns, runs each as a child
+// [TurnWorkflow], and keeps the transcript reference, the turn results and
+// the token totals.
+func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
+	t := &thread{id: in.ThreadID}
+	if in.State != nil {
+		t.st = *in.State
+	} else {
+		t.st = ThreadState{Config: in.Config, NextTurn: 1}
+	}
+	if err := t.register(ctx); err != nil {
+		return err
+	}
+	for {
+		if err := workflow.Await(ctx, func() bool { return len(t.st.Queue) > 0 || t.shouldContinueAsNew(ctx) }); err != nil {
+			return err
+		}
+		if len(t.st.Queue) == 0 {
+			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				return err
+			}
+			st := t.st
+			return workflow.NewContinueAsNewError(ctx, ThreadWorkflow, ThreadInput{ThreadID: t.id, State: &st})
+		}
+		q := t.st.Queue[0]
+		t.st.Queue = t.st.Queue[1:]
+		t.runTurn(ctx, q)
+	}
+}
+
+func (t *thread) shouldContinueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > threadHistoryLimit
+}
+
+func (t *thread) register(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
+		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
+			Usage: t.st.Usage, Transcript: t.st.Transcript}, nil
+	}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateStartTurn, t.acceptTurn,
+		workflow.UpdateHandlerOptions{Validator: t.validateTurn}); err != nil {
+		return err
+	}
+	ch := workflow.GetSignalChannel(ctx, SignalInterrupt)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			ch.Receive(ctx, nil)
+			if t.interrupt != nil {
+				t.interrupt()
+			}
+		}
+	})
+	return nil
+}
+
+func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error {
+	if strings.TrimSpace(req.Prompt) == "" {
+		return errors.New("prompt is empty")
+	}
+	if t.st.Running != "" {
+		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
+	}
+	if len(t.st.Queue) > 0 {
+		return fmt.Errorf("thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
+	}
+	return nil
+}
+
+func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTurnResponse, error) {
+	n := t.st.NextTurn
+	t.st.NextTurn++
+	id := TurnWorkflowID(t.id, n)
+	t.st.Queue = append(t.st.Queue, QueuedTurn{TurnID: id, Number: n, Request: req})
+	return StartTurnResponse{TurnID: id, Number: n}, nil
+}
+
+func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
+	t.applyOverrides(q.Request)
+	t.st.Running = q.TurnID
+	defer func() { t.st.Running = ""; t.interrupt = nil }()
+	childCtx, cancel := workflow.WithCancel(ctx)
+	t.interrupt = cancel
+	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
+		WorkflowID:            q.TurnID,
+		StaticSummary:         "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
+		WaitForCancellation:   true,
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+	})
+	in := TurnInput{
+		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: t.st.Config,
+		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem,
+	}
+	var res TurnResult
+	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
+	if err != nil {
+		// The turn workflow reports its own failures as results; an error
+		// here means it was terminated or timed out from outside.
+		res = TurnResult{TurnID: q.TurnID, Number: q.Number, Status: StatusFailed,
+			Error: "turn ended abnormally: " + rootMessage(err), Transcript: t.st.Transcript, NextItem: t.st.NextItem}
+		var canceled *temporal.CanceledError
+		if errors.As(err, &canceled) {
+			res.Status, res.Error = StatusInterrupted, ""
+		}
+	}
+	t.st.Transcript = res.Transcript
+	t.st.NextItem = res.NextItem
+	t.st.Usage.Add(res.Usage)
+	t.st.Turns = append(t.st.Turns, res)
+	if len(t.st.Turns) > maxKeptTurns {
+		t.st.Turns = t.st.Turns[len(t.st.Turns)-maxKeptTurns:]
+	}
+	if t.st.Config.SearchAttributes {
+		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(res.Status), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
+	}
+}
+
+func (t *thread) applyOverrides(r StartTurnRequest) {
+	c := &t.st.Config
+	if r.Model != "" {
+		c.Model = r.Model
+	}
+	if r.Cwd != "" {
+		c.Cwd = r.Cwd
+	}
+	if r.SandboxMode != "" {
+		c.SandboxMode = r.SandboxMode
+	}
+	if r.ApprovalPolicy != "" {
+		c.ApprovalPolicy = r.ApprovalPolicy
+	}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
+func rootMessage(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}

@@ -1,0 +1,222 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/harness"
+)
+
+var acts *activities.Activities
+
+type turn struct {
+	in      TurnInput
+	st      TurnState
+	log     *eventLog
+	status  string
+	errText string
+}
+
+// TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
+// until the model stops, the turn is interrupted (cancelled by its thread),
+// or max_steps / the turn timeout ends it.
+func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
+	t := &turn{in: in}
+	if in.State != nil {
+		t.st = *in.State
+		t.st.Runs++
+	} else {
+		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem,
+			Pending: []harness.Entry{{Kind: harness.KindUser, Text: in.Prompt}}}
+	}
+	t.log = newEventLog(t.st.Events, t.st.LastSeq, in.TurnID)
+	if err := t.log.register(ctx); err != nil {
+		return TurnResult{}, err
+	}
+	if in.State == nil {
+		t.log.add(Event{Type: EventTurnStarted})
+	}
+
+	ctx, stopTimer := t.withTimeout(ctx)
+	defer stopTimer()
+	for {
+		if ctx.Err() != nil {
+			return t.finish(ctx, StatusInterrupted, t.interruptReason())
+		}
+		if t.st.Step >= t.maxSteps() {
+			return t.finish(ctx, StatusFailed, fmt.Sprintf("turn stopped after max_steps (%d) model calls", t.maxSteps()))
+		}
+		if t.shouldContinueAsNew(ctx) {
+			return TurnResult{}, t.continueAsNew(ctx)
+		}
+		t.st.Step++
+		out, err := t.callModel(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return t.finish(ctx, StatusInterrupted, t.interruptReason())
+			}
+			return t.finish(ctx, StatusFailed, rootMessage(err))
+		}
+		t.st.Transcript = out.Transcript
+		t.st.Pending = nil
+		t.st.Usage.Add(out.Usage)
+		t.showAnswer(out)
+		if len(out.Calls) == 0 {
+			t.st.Final = out.Message
+			return t.finish(ctx, StatusCompleted, "")
+		}
+		for _, c := range out.Calls {
+			t.st.Pending = append(t.st.Pending, t.runTool(ctx, c))
+		}
+	}
+}
+
+func (t *turn) maxSteps() int {
+	if t.in.Config.MaxSteps > 0 {
+		return t.in.Config.MaxSteps
+	}
+	return 200
+}
+
+// withTimeout cancels the turn's context when the turn timeout fires; the
+// timer is durable, so it holds across worker restarts.
+func (t *turn) withTimeout(ctx workflow.Context) (workflow.Context, func()) {
+	ctx, cancel := workflow.WithCancel(ctx)
+	d := t.in.Config.TurnTimeout
+	if d <= 0 {
+		return ctx, cancel
+	}
+	timerCtx, stop := workflow.WithCancel(ctx)
+	workflow.Go(timerCtx, func(gctx workflow.Context) {
+		if err := workflow.NewTimer(gctx, d).Get(gctx, nil); err == nil {
+			t.errText = fmt.Sprintf("turn timed out after %s", d)
+			cancel()
+		}
+	})
+	return ctx, func() { stop(); cancel() }
+}
+
+func (t *turn) interruptReason() string {
+	if t.errText != "" {
+		return t.errText
+	}
+	return ""
+}
+
+func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) {
+	cfg := t.in.Config
+	hb := cfg.ModelHeartbeat
+	if hb <= 0 {
+		hb = 15 * time.Second
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    hb,
+		Summary:             fmt.Sprintf("model %s · step %d", cfg.Model, t.st.Step),
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+			MaximumAttempts:    10,
+		},
+	})
+	in := activities.ModelInput{
+		ThreadID: t.in.ThreadID, TurnID: t.in.TurnID, Step: t.st.Step,
+		Model: cfg.Model, Provider: cfg.Provider, Harness: cfg.Harness,
+		Env: harness.Env{Cwd: cfg.Cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
+			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions},
+		Transcript: t.st.Transcript, Append: t.st.Pending,
+	}
+	var out activities.ModelOutput
+	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func (t *turn) showAnswer(out *activities.ModelOutput) {
+	if out.Reasoning != "" {
+		it := t.newItem(ItemReasoning)
+		it.Text = out.Reasoning
+		t.log.add(Event{Type: EventItemCompleted, Item: it})
+	}
+	if out.Message != "" {
+		it := t.newItem(ItemAgentMessage)
+		it.Text = out.Message
+		t.log.add(Event{Type: EventItemCompleted, Item: it})
+	}
+}
+
+func (t *turn) newItem(typ string) *Item {
+	id := "item_" + itoa(t.st.NextItem)
+	t.st.NextItem++
+	return &Item{ID: id, Type: typ}
+}
+
+func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult, error) {
+	t.status = status
+	res := TurnResult{
+		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
+		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
+		Transcript: t.st.Transcript, NextItem: t.st.NextItem,
+	}
+	if status == StatusFailed {
+		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})
+	} else {
+		t.log.add(Event{Type: EventTurnCompleted, Usage: &res.Usage, Error: errText})
+	}
+	t.log.done = true
+	// Let event readers that are waiting see the end before the run closes.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
+	return res, nil
+}
+
+func (t *turn) shouldContinueAsNew(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	limit := t.in.Config.HistoryEventsCAN
+	if limit <= 0 {
+		limit = 10000
+	}
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > limit ||
+		info.GetCurrentHistorySize() > 24<<20
+}
+
+func (t *turn) continueAsNew(ctx workflow.Context) error {
+	t.log.closing = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	t.st.Events, t.st.LastSeq = t.log.tail(maxKeptEvents)
+	in := t.in
+	st := t.st
+	in.State = &st
+	return workflow.NewContinueAsNewError(ctx, TurnWorkflow, in)
+}
+
+// isTimeout reports whether an activity failed because its worker stopped
+// heartbeating or ran out of time: the outcome of the work is unknown.
+func isTimeout(err error) bool {
+	var te *temporal.TimeoutError
+	return errors.As(err, &te)
+}
+
+func commandString(argv []string) string {
+	if len(argv) == 3 && (argv[0] == "bash" || argv[0] == "sh" || argv[0] == "zsh") && (argv[1] == "-lc" || argv[1] == "-c") {
+		return argv[2]
+	}
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
+}
