@@ -76,7 +76,9 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	w := io.MultiWriter(logFile, buf)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Stdin = nil
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: a command must not outlive the worker that ran it, or a
+	// crashed worker would leave work going on that nobody accounts for.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return &ExecOutput{ExitCode: 127, StartError: err.Error(), Output: err.Error()}, nil

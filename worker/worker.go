@@ -47,7 +47,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
 	shared.RegisterActivity(o.Activities.CallModel)
 
-	host := worker.New(c, o.HostQueue, base)
+	hostOpts := base
+	hostOpts.DisableWorkflowWorker = true
+	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.ApplyPatch)
 

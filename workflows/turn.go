@@ -113,7 +113,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 	cfg := t.in.Config
 	hb := cfg.ModelHeartbeat
 	if hb <= 0 {
-		hb = 15 * time.Second
+		hb = 5 * time.Second
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,

@@ -52,6 +52,7 @@ type Options struct {
 
 // Server is a running embedded Temporal server.
 type Server struct {
+	level   zap.AtomicLevel
 	server  temporal.Server
 	ui      *uiserver.Server
 	address string
@@ -86,17 +87,18 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	logger, level := newLogger(opts.Verbose)
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(conf),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithStaticHosts(staticHosts(conf)),
-		temporal.WithLogger(newLogger(opts.Verbose)),
+		temporal.WithLogger(logger),
 		temporal.WithDynamicConfigClient(dynamicConfig()),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building temporal server: %w", err)
 	}
-	s := &Server{server: srv, address: net.JoinHostPort(localhost, strconv.Itoa(opts.Port))}
+	s := &Server{level: level, server: srv, address: net.JoinHostPort(localhost, strconv.Itoa(opts.Port))}
 	if opts.UIPort > 0 {
 		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
 			Host:                localhost,
@@ -126,6 +128,9 @@ func Start(opts Options) (*Server, error) {
 
 // Stop shuts the UI and the server down.
 func (s *Server) Stop() {
+	// Shutting down makes every service log the calls it cancels; none of
+	// that is news to the user.
+	s.level.SetLevel(zap.FatalLevel)
 	if s.ui != nil {
 		s.ui.Stop()
 	}
@@ -243,22 +248,22 @@ func staticHosts(conf *config.Config) map[primitives.ServiceName]static.Hosts {
 	}
 }
 
-func newLogger(verbose bool) log.Logger {
-	level := zap.ErrorLevel
+func newLogger(verbose bool) (log.Logger, zap.AtomicLevel) {
+	level := zap.NewAtomicLevelAt(zap.ErrorLevel)
 	if verbose {
-		level = zap.WarnLevel
+		level.SetLevel(zap.WarnLevel)
 	}
 	cfg := zap.NewProductionConfig()
-	cfg.Level = zap.NewAtomicLevelAt(level)
+	cfg.Level = level
 	cfg.OutputPaths = []string{"stderr"}
 	cfg.ErrorOutputPaths = []string{"stderr"}
 	cfg.Encoding = "console"
 	cfg.DisableStacktrace = true
 	zl, err := cfg.Build()
 	if err != nil {
-		return log.NewNoopLogger()
+		return log.NewNoopLogger(), level
 	}
-	return log.NewZapLogger(zl)
+	return log.NewZapLogger(zl), level
 }
 
 // FreePort asks the kernel for a free TCP port on localhost.

@@ -24,12 +24,14 @@ func serve(t *testing.T, script *Script) (*Server, *httptest.Server) {
 	return s, ts
 }
 
-func openaiClient(ts *httptest.Server) openai.Client {
-	return openai.NewClient(option.WithBaseURL(ts.URL+"/v1"), option.WithAPIKey(testAPIKey), option.WithMaxRetries(0))
+func openaiClient(ts *httptest.Server) *openai.Client {
+	c := openai.NewClient(option.WithBaseURL(ts.URL+"/v1"), option.WithAPIKey(testAPIKey), option.WithMaxRetries(0))
+	return &c
 }
 
-func anthropicClient(ts *httptest.Server) anthropic.Client {
-	return anthropic.NewClient(aoption.WithBaseURL(ts.URL), aoption.WithAPIKey(testAPIKey), aoption.WithMaxRetries(0))
+func anthropicClient(ts *httptest.Server) *anthropic.Client {
+	c := anthropic.NewClient(aoption.WithBaseURL(ts.URL), aoption.WithAPIKey(testAPIKey), aoption.WithMaxRetries(0))
+	return &c
 }
 
 // Conversation builders: user texts, and tool outputs after the last one.
@@ -107,4 +109,3 @@ func shellCommand(t *testing.T, args string) []string {
 	}
 	return v.Command
 }
-

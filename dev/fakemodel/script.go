@@ -190,15 +190,16 @@ func describeJSONError(data []byte, err error) error {
 	if offset < 0 || offset > int64(len(data)) {
 		return err
 	}
-	line, col := 1, 1
+	// The offset is just past the byte where decoding stopped.
+	line, col := 1, 0
 	for _, b := range data[:offset] {
 		if b == '\n' {
-			line, col = line+1, 1
+			line, col = line+1, 0
 		} else {
 			col++
 		}
 	}
-	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	return fmt.Errorf("line %d, column %d: %w", line, max(col, 1), err)
 }
 
 // DemoScript is the built-in demo: every user message gets the same turn,

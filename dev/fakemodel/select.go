@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -60,6 +61,7 @@ func callID(turn, step, i int) string {
 func expandSteps(steps []Step) []Step {
 	var out []Step
 	for _, st := range steps {
+		st.ToolCalls = slices.Clone(st.ToolCalls)
 		for range max(st.Repeat, 1) {
 			out = append(out, st)
 		}
@@ -71,12 +73,12 @@ func expandSteps(steps []Step) []Step {
 // turns, none matches, and no turn without Match exists.
 func (s *Server) pickTurn(c conversation) int {
 	var plain []int
-	for i, t := range s.script.Turns {
-		if t.Match == "" {
+	for i, match := range s.matches {
+		if match == "" {
 			plain = append(plain, i)
 			continue
 		}
-		if strings.Contains(c.lastUser, t.Match) {
+		if strings.Contains(c.lastUser, match) {
 			return i
 		}
 	}

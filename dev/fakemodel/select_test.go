@@ -3,8 +3,11 @@ package fakemodel
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +18,7 @@ import (
 
 // answer is what a Responses non-streaming request got: text and the tool
 // calls as name/call_id.
-func responsesAnswer(t *testing.T, client openai.Client, params responses.ResponseNewParams) (string, []string) {
+func responsesAnswer(t *testing.T, client *openai.Client, params responses.ResponseNewParams) (string, []string) {
 	t.Helper()
 	resp, err := client.Responses.New(t.Context(), params)
 	if err != nil {
@@ -52,7 +55,7 @@ func TestStepSelectionTwoTurns(t *testing.T) {
 		{[]any{"build it", 2, "now check git"}, "", []string{"shell/call_t1_s0_0"}, 1, 0},
 		{[]any{"build it", 2, "now check git", 1}, "clean", nil, 1, 1},
 		{[]any{"a", "b", "c"}, "", []string{"shell/call_t1_s0_0"}, 1, 0}, // clamped to the last turn
-		{[]any{2}, "", []string{"shell/call_t0_s2_0"}, 0, 2},             // no user message: first turn
+		{[]any{1}, "", []string{"shell/call_t0_s1_0"}, 0, 1},             // no user message: first turn
 	}
 	for _, tt := range tests {
 		text, calls := responsesAnswer(t, client, responsesConvo(tt.convo...))
@@ -81,7 +84,7 @@ func TestMatch(t *testing.T) {
 		{[]string{"please deploy"}, 0, "deploying"},
 		{[]string{"please deploy", "run the test suite"}, 0, ""}, // last user message decides
 		{[]string{"run the test suite"}, 1, "tests pass"},
-		{[]string{"hello"}, 0, "default one"},        // no match: turns without Match, by position
+		{[]string{"hello"}, 0, "default one"},          // no match: turns without Match, by position
 		{[]string{"hello", "again"}, 0, "default two"}, // second user message
 		{[]string{"a", "b", "c", "d"}, 0, "default two"},
 	}
@@ -246,7 +249,7 @@ func TestDropStream(t *testing.T) {
 				t.Fatalf("second stream: err %v, terminal event %v", err, done)
 			}
 			recs := s.Requests()
-			if len(recs) != 2 || !recs[0].Drop || recs[1].Drop {
+			if len(recs) != 2 || !recs[0].Dropped || recs[1].Dropped {
 				t.Errorf("recorded %+v", recs)
 			}
 		})
@@ -277,4 +280,41 @@ func TestDelayHonoursCancellation(t *testing.T) {
 	// httptest's Close waits for the handler, so a handler stuck in the
 	// delay would hang the test here.
 	ts.Close()
+}
+
+func TestConcurrentRequestsShareCounters(t *testing.T) {
+	s, ts := serve(t, &Script{Turns: []Turn{{Steps: []Step{{Text: "ok", FailStatus: 500, FailTimes: 3}}}}})
+	const n = 20
+	statuses := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			resp, err := http.Post(ts.URL+"/v1/chat/completions", "application/json",
+				strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	failed := 0
+	for st := range statuses {
+		if st == 500 {
+			failed++
+		}
+	}
+	if failed != 3 {
+		t.Errorf("%d failures, want 3", failed)
+	}
+	seen := map[int]bool{}
+	for _, rec := range s.Requests() {
+		seen[rec.Seq] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d distinct records, want %d", len(seen), n)
+	}
 }

@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,16 +24,16 @@ type Recorded struct {
 	Body json.RawMessage `json:"body"` // the JSON body (a JSON string if the body was not JSON)
 	// Turn and Step are the selected script position, -1 when none was
 	// selected. Step may be past the end of the turn (the "done" answer).
-	Turn   int  `json:"turn"`
-	Step   int  `json:"step"`
-	Status int  `json:"status"`            // HTTP status answered (499: client went away)
-	Drop   bool `json:"dropped,omitempty"` // the answer was cut off on purpose
+	Turn    int  `json:"turn"`
+	Step    int  `json:"step"`
+	Status  int  `json:"status"`            // HTTP status answered (499: client went away)
+	Dropped bool `json:"dropped,omitempty"` // the answer was cut off on purpose (drop_stream)
 }
 
 // Server answers model requests from a script. It is safe for concurrent
 // use.
 type Server struct {
-	script    *Script
+	matches   []string // per turn, its Match
 	steps     [][]Step // per turn, Repeat expanded
 	scriptErr error
 
@@ -49,9 +50,10 @@ func New(script *Script) *Server {
 	if script == nil {
 		script = DemoScript()
 	}
-	s := &Server{script: script, state: map[stepKey]*stepState{}}
+	s := &Server{state: map[stepKey]*stepState{}}
 	if s.scriptErr = script.Validate(); s.scriptErr == nil {
 		for _, t := range script.Turns {
+			s.matches = append(s.matches, t.Match)
 			s.steps = append(s.steps, expandSteps(t.Steps))
 		}
 	}
@@ -107,7 +109,11 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, f wireFormat
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
-		reject(body, http.StatusBadRequest, "fakemodel: read request body: "+err.Error())
+		status := http.StatusBadRequest
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			status = http.StatusRequestEntityTooLarge
+		}
+		reject(body, status, "fakemodel: read request body: "+err.Error())
 		return
 	}
 	if s.scriptErr != nil {
@@ -130,8 +136,8 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, f wireFormat
 			return
 		}
 	}
-	// Record before answering, so a client that has its answer always
-	// finds the request recorded.
+	// Each case records before answering, so a client that has its answer
+	// always finds its request recorded.
 	switch s.decide(rep) {
 	case outcomeFail:
 		status := rep.failStatus
@@ -141,16 +147,16 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, f wireFormat
 		writeJSONWithID(w, status, f.errorBody(status, msg), seq)
 	case outcomeDrop:
 		seq := s.record(r.URL.Path, body, rep.turn, rep.step, http.StatusOK, true)
-		s.write(w, f, q, rep, seq, true)
+		writeAnswer(w, f, q, rep, seq, true)
 	default:
 		seq := s.record(r.URL.Path, body, rep.turn, rep.step, http.StatusOK, false)
-		s.write(w, f, q, rep, seq, false)
+		writeAnswer(w, f, q, rep, seq, false)
 	}
 }
 
-// write sends the answer, streaming or not; cut sends only part of it and
-// then aborts the connection.
-func (s *Server) write(w http.ResponseWriter, f wireFormat, q request, rep reply, seq int, cut bool) {
+// writeAnswer sends the answer, streaming or not; cut sends only part of it
+// and then aborts the connection.
+func writeAnswer(w http.ResponseWriter, f wireFormat, q request, rep reply, seq int, cut bool) {
 	setRequestID(w, seq)
 	if !q.stream {
 		data := []byte(marshalNoEscape(f.message(q, rep)))
@@ -230,7 +236,7 @@ func (s *Server) record(path string, body []byte, turn, step, status int, droppe
 	defer s.mu.Unlock()
 	s.seq++
 	s.requests = append(s.requests, Recorded{
-		Seq: s.seq, Path: path, Body: raw, Turn: turn, Step: step, Status: status, Drop: dropped,
+		Seq: s.seq, Path: path, Body: raw, Turn: turn, Step: step, Status: status, Dropped: dropped,
 	})
 	return s.seq
 }

@@ -25,7 +25,7 @@ type Stdio struct {
 
 // Globals are flags every command takes.
 type Globals struct {
-	Config       []string `short:"c" name:"config" help:"Override a config.toml key: key=value (value parsed as TOML, else a string). Repeatable." placeholder:"KEY=VALUE"`
+	Config       []string `short:"c" name:"config" sep:"none" help:"Override a config.toml key: key=value (value parsed as TOML, else a string). Repeatable." placeholder:"KEY=VALUE"`
 	StrictConfig bool     `help:"Reject unknown config keys."`
 	Profile      string   `help:"Config profile to use."`
 	Home         string   `env:"INTERPRETER_HOME" help:"Home directory (config.toml, database, store)." placeholder:"DIR"`

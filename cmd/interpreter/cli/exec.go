@@ -31,8 +31,8 @@ type ExecCmd struct {
 	JSON           bool     `name:"json" aliases:"experimental-json" help:"Print events as JSON lines."`
 	SkipGitCheck   bool     `name:"skip-git-repo-check" help:"Accepted for Codex compatibility (no git check is made)."`
 	OutputSchema   string   `name:"output-schema" help:"JSON Schema file the final message must follow." placeholder:"FILE"`
-	Images         []string `short:"i" name:"image" help:"Image file to attach (not sent yet: text-only for now)." placeholder:"FILE"`
-	AddDirs        []string `name:"add-dir" help:"Extra writable directory." placeholder:"DIR"`
+	Images         []string `short:"i" name:"image" sep:"none" help:"Image file to attach (not sent yet: text-only for now)." placeholder:"FILE"`
+	AddDirs        []string `name:"add-dir" sep:"none" help:"Extra writable directory." placeholder:"DIR"`
 	LastMessage    string   `short:"o" name:"output-last-message" help:"Also write the final message to this file." placeholder:"FILE"`
 	FullAuto       bool     `name:"full-auto" help:"Shorthand for --sandbox workspace-write with approvals on request."`
 	Bypass         bool     `name:"dangerously-bypass-approvals-and-sandbox" help:"No sandbox, no approvals."`

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+)
+
+var jsonUnmarshal = json.Unmarshal
+
+func completedItems(evs []map[string]any) []map[string]any {
+	var items []map[string]any
+	for _, e := range evs {
+		if e["type"] == "item.completed" {
+			items = append(items, e["item"].(map[string]any))
+		}
+	}
+	return items
+}
+
+func threadIDOf(t *testing.T, evs []map[string]any) string {
+	t.Helper()
+	if len(evs) == 0 || evs[0]["type"] != "thread.started" {
+		t.Fatalf("first event is not thread.started: %v", evs)
+	}
+	return evs[0]["thread_id"].(string)
+}
+
+// A model call in flight when the whole dev process (server + worker) is
+// SIGKILLed completes after a restart, and no item appears twice.
+func TestCrashDuringModelCallResumes(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "echo first-step"},
+		{DelayMs: 4000, Text: "slow answer arrived"},
+	}}}})
+	dev := e.startDev()
+	run := e.exec("--json", "do the thing")
+	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("first-step")) > 0 }, 60*time.Second,
+		"the second model call", func() string { return run.stderr.String() })
+	dev.kill()
+	dev2 := e.startDev()
+	defer dev2.kill()
+	if code := run.wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, run.stdout, run.stderr)
+	}
+	evs := jsonLines(t, run.stdout.String())
+	items := completedItems(evs)
+	seen := map[string]bool{}
+	for _, it := range items {
+		id := it["id"].(string)
+		if seen[id] {
+			t.Errorf("item %s completed twice", id)
+		}
+		seen[id] = true
+	}
+	last := evs[len(evs)-1]
+	if last["type"] != "turn.completed" {
+		t.Fatalf("last event %v, want turn.completed", last)
+	}
+	if got := items[len(items)-1]["text"]; got != "slow answer arrived" {
+		t.Fatalf("final message %v", got)
+	}
+	commands := 0
+	for _, it := range items {
+		if it["type"] == "command_execution" {
+			commands++
+		}
+	}
+	if commands != 1 {
+		t.Fatalf("want exactly one command item, got %d: %v", commands, items)
+	}
+}
+
+// A shell command running when the dev process is SIGKILLed is not run
+// again after the restart: its item ends as interrupted, the model is told
+// the outcome is unknown, and the turn goes on.
+func TestCrashDuringShellCommandIsNotRerun(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "echo start >> runs.txt; sleep 8; echo end >> runs.txt"},
+		{Text: "recovered after the crash"},
+	}}}})
+	runs := filepath.Join(e.work, "runs.txt")
+	dev := e.startDev()
+	run := e.exec("--json", "run the long command")
+	waitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second,
+		"the command to start", func() string { return run.stderr.String() })
+	dev.kill()
+	dev2 := e.startDev()
+	defer dev2.kill()
+	if code := run.wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, run.stdout, run.stderr)
+	}
+	b, _ := os.ReadFile(runs)
+	if got := strings.Count(string(b), "start"); got != 1 {
+		t.Fatalf("command started %d times, want 1 (runs.txt: %q)", got, b)
+	}
+	if strings.Contains(string(b), "end") {
+		t.Fatalf("the killed command went on running after its worker died: %q", b)
+	}
+	told := e.model.Server.RequestsContaining("NOT run again")
+	if len(told) == 0 {
+		t.Fatalf("the model was not told the command was interrupted")
+	}
+	items := completedItems(jsonLines(t, run.stdout.String()))
+	var cmd map[string]any
+	for _, it := range items {
+		if it["type"] == "command_execution" {
+			cmd = it
+		}
+	}
+	if cmd == nil || !strings.Contains(cmd["aggregated_output"].(string), "interrupted") {
+		t.Fatalf("command item does not say interrupted: %v", cmd)
+	}
+	if got := items[len(items)-1]["text"]; got != "recovered after the crash" {
+		t.Fatalf("final message %v", got)
+	}
+}
+
+// Killing dev between turns loses nothing: after a restart, `exec resume`
+// continues the thread and the model receives the whole history.
+func TestResumeAfterRestartKeepsHistory(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first turn done"}}},
+		{Steps: []fakemodel.Step{{Text: "second turn done"}}},
+	}})
+	dev := e.startDev()
+	run := e.exec("--json", "first prompt alpha")
+	if code := run.wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	}
+	id := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	dev.kill()
+	dev2 := e.startDev()
+	defer dev2.kill()
+	run2 := e.exec("--json", "resume", id, "second prompt beta")
+	if code := run2.wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec resume exited %d: %s", code, run2.stderr)
+	}
+	evs := jsonLines(t, run2.stdout.String())
+	if got := threadIDOf(t, evs); got != id {
+		t.Fatalf("resumed thread id %s, want %s", got, id)
+	}
+	last, ok := e.model.Server.LastRequest()
+	if !ok {
+		t.Fatal("no request recorded")
+	}
+	body := string(last.Body)
+	for _, want := range []string{"first prompt alpha", "turn-one-output", "first turn done", "second prompt beta"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("resumed model call lacks %q", want)
+		}
+	}
+	if items := completedItems(evs); items[len(items)-1]["text"] != "second turn done" {
+		t.Fatalf("final message %v", items[len(items)-1])
+	}
+}
