@@ -24,6 +24,9 @@ type Activities struct {
 	Getenv func(string) string
 	// HeartbeatEvery paces heartbeats of long activities.
 	HeartbeatEvery time.Duration
+	// CommandEnv is added to the environment of every command this worker
+	// runs (after the worker's own environment).
+	CommandEnv map[string]string
 
 	clients *lru.Cache[string, any]
 }

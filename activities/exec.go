@@ -70,6 +70,9 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	cmd := exec.Command(in.Command[0], in.Command[1:]...)
 	cmd.Dir = in.Cwd
 	cmd.Env = os.Environ()
+	for k, v := range a.CommandEnv {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
 	for k, v := range in.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

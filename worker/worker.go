@@ -25,11 +25,14 @@ type Options struct {
 	Activities *activities.Activities
 	// Identity names this worker in the UI.
 	Identity string
+	// ToolsOnly makes a workspace-only worker: it polls only HostQueue
+	// (tools), leaving workflows and model calls to the shared workers.
+	ToolsOnly bool
 }
 
 // Workers are the running workers of one process.
 type Workers struct {
-	shared worker.Worker
+	shared worker.Worker // nil for a tools-only worker
 	host   worker.Worker
 }
 
@@ -42,29 +45,33 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
 	base := worker.Options{Identity: o.Identity}
-	shared := worker.New(c, o.TaskQueue, base)
-	shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
-	shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
-	shared.RegisterActivity(o.Activities.CallModel)
-
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.ApplyPatch)
-
-	if err := shared.Start(); err != nil {
-		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)
-	}
 	if err := host.Start(); err != nil {
-		shared.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)
 	}
-	return &Workers{shared: shared, host: host}, nil
+	w := &Workers{host: host}
+	if o.ToolsOnly {
+		return w, nil
+	}
+	w.shared = worker.New(c, o.TaskQueue, base)
+	w.shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
+	w.shared.RegisterActivity(o.Activities.CallModel)
+	if err := w.shared.Start(); err != nil {
+		host.Stop()
+		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)
+	}
+	return w, nil
 }
 
 // Stop stops polling and waits for running activities to return.
 func (w *Workers) Stop() {
 	w.host.Stop()
-	w.shared.Stop()
+	if w.shared != nil {
+		w.shared.Stop()
+	}
 }

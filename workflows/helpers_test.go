@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +19,17 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/harness"
 )
+
+var knownBugs = flag.Bool("known-bugs", false, "also run the tests of known, unfixed bugs in the workflows (they fail until fixed)")
+
+// knownBug skips a test that shows an unfixed bug unless -known-bugs is given.
+// Remove the call once the bug is fixed.
+func knownBug(t *testing.T, what string) {
+	t.Helper()
+	if !*knownBugs {
+		t.Skipf("known bug (run with -known-bugs to see it fail): %s", what)
+	}
+}
 
 // a is the typed reference activity mocks are set up with; like the
 // workflow's own reference it is never dereferenced.

@@ -48,7 +48,7 @@ func (b *backend) Close() {
 }
 
 func quietLogger(w io.Writer) sdklog.Logger {
-	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelError})))
 }
 
 // dial connects to the configured Temporal server.
@@ -143,7 +143,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 		b.Close()
 		return nil, err
 	}
-	if err := b.startWorker(cfg, "embedded"); err != nil {
+	if err := b.startWorker(cfg, "embedded", false); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 }
 
 // startWorker starts this process's workers and the built-in demo model.
-func (b *backend) startWorker(cfg *config.Config, identity string) error {
+func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly bool) error {
 	acts, err := activities.New(filepath.Join(cfg.Home(), "store"))
 	if err != nil {
 		return err
@@ -167,6 +167,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string) error {
 		TaskQueue:  cfg.Temporal.TaskQueue,
 		HostQueue:  cfg.Temporal.HostQueue,
 		Activities: acts,
+		ToolsOnly:  toolsOnly,
 		Identity:   fmt.Sprintf("%s@%s/%d (%s)", identity, host, os.Getpid(), cfg.Temporal.HostQueue),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ type WorkerCmd struct {
 	TLSKey          string `name:"tls-key" help:"Client key (mTLS)." placeholder:"FILE"`
 	TLSCA           string `name:"tls-ca" help:"CA bundle." placeholder:"FILE"`
 	APIKeyEnv       string `name:"api-key-env" help:"Environment variable holding a Temporal Cloud API key." placeholder:"VAR"`
+	ToolsOnly       bool   `name:"tools-only" help:"Only run this host's tools (shell, patches); leave workflows and model calls to other workers."`
 }
 
 func (w *WorkerCmd) overrides() []string {
@@ -51,7 +52,7 @@ func (w *WorkerCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 	}
 	b := &backend{client: c}
 	defer b.Close()
-	if err := b.startWorker(cfg, "worker"); err != nil {
+	if err := b.startWorker(cfg, "worker", w.ToolsOnly); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.Out, "Worker connected to %s (namespace %s): task queue %s, host queue %s\n",

@@ -1,0 +1,144 @@
+// Package devtest brings up the real parts for integration tests and
+// benchmarks in one process: the embedded Temporal server (SQLite in
+// memory), workers, and the scripted fake model.
+package devtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/dev/devserver"
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/worker"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// TaskQueue is the shared queue of the test world.
+const TaskQueue = "interpreter-test"
+
+// World is a running server, client and fake model.
+type World struct {
+	TB     testing.TB
+	Server *devserver.Server
+	Client client.Client
+	Model  *fakemodel.Running
+	Store  string
+	Dir    string
+}
+
+// Start brings up an ephemeral server and a fake model serving script.
+func Start(tb testing.TB, script *fakemodel.Script) *World {
+	tb.Helper()
+	srv, err := devserver.Start(devserver.Options{Ephemeral: true, SearchAttributes: workflows.SearchAttributeTypes()})
+	if err != nil {
+		tb.Fatalf("starting server: %v", err)
+	}
+	tb.Cleanup(srv.Stop)
+	c, err := client.Dial(client.Options{
+		HostPort: srv.Address(),
+		Logger:   sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	})
+	if err != nil {
+		tb.Fatalf("dialing: %v", err)
+	}
+	tb.Cleanup(c.Close)
+	m, err := fakemodel.Start("127.0.0.1:0", script)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	dir := tb.TempDir()
+	return &World{TB: tb, Server: srv, Client: c, Model: m, Store: filepath.Join(dir, "store"), Dir: dir}
+}
+
+// WorkerOptions shape one worker.
+type WorkerOptions struct {
+	HostQueue  string
+	Name       string
+	ToolsOnly  bool
+	CommandEnv map[string]string
+}
+
+// StartWorker starts a worker sharing the world's store.
+func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
+	w.TB.Helper()
+	acts, err := activities.New(w.Store)
+	if err != nil {
+		w.TB.Fatal(err)
+	}
+	acts.CommandEnv = o.CommandEnv
+	if o.HostQueue == "" {
+		o.HostQueue = TaskQueue + "-host-test"
+	}
+	ws, err := worker.Start(w.Client, worker.Options{TaskQueue: TaskQueue, HostQueue: o.HostQueue,
+		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly})
+	if err != nil {
+		w.TB.Fatal(err)
+	}
+	w.TB.Cleanup(ws.Stop)
+	return ws
+}
+
+// Config is a thread config pointing at the fake model.
+func (w *World) Config(hostQueue string) workflows.ThreadConfig {
+	if hostQueue == "" {
+		hostQueue = TaskQueue + "-host-test"
+	}
+	return workflows.ThreadConfig{
+		Model:          "fake-model",
+		Provider:       activities.ProviderSpec{ID: "fake", BaseURL: w.Model.URL(), WireAPI: activities.WireResponses},
+		Harness:        "codex",
+		Cwd:            w.Dir,
+		SandboxMode:    "danger-full-access",
+		ApprovalPolicy: "never",
+		MaxSteps:       1000,
+		TurnTimeout:    time.Hour,
+		HostQueue:      hostQueue,
+	}
+}
+
+var seq int
+
+// RunTurn starts a new thread with one turn and waits for its result.
+func (w *World) RunTurn(ctx context.Context, cfg workflows.ThreadConfig, prompt string) (string, workflows.TurnResult) {
+	w.TB.Helper()
+	seq++
+	id := fmt.Sprintf("test-thread-%d-%d", time.Now().UnixNano(), seq)
+	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+		workflows.StartTurnRequest{Prompt: prompt})
+	if err != nil {
+		w.TB.Fatalf("starting thread: %v", err)
+	}
+	return id, w.WaitTurn(ctx, id, resp.TurnID)
+}
+
+// WaitTurn waits for a turn's result (by following its whole chain of
+// runs, across continue-as-new).
+func (w *World) WaitTurn(ctx context.Context, threadID, turnID string) workflows.TurnResult {
+	w.TB.Helper()
+	var res workflows.TurnResult
+	for {
+		err := w.Client.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) && ctx.Err() == nil {
+			// The thread starts the child right after accepting the turn.
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			w.TB.Fatalf("turn %s: %v", turnID, err)
+		}
+		return res
+	}
+}
