@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -56,8 +57,49 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 	return resp, nil
 }
 
-// StartTurn sends a turn to an existing thread.
+// StartTurn sends a turn to an existing thread. A turn that has just
+// finished may still count as running for a moment (its thread has not yet
+// taken in the result); StartTurn waits that moment out.
 func StartTurn(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
+	for attempt := 0; ; attempt++ {
+		resp, err := startTurnOnce(ctx, c, threadID, req)
+		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
+			return resp, err
+		}
+		v, qerr := GetThread(ctx, c, threadID)
+		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
+			return resp, err
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return resp, err
+		}
+	}
+}
+
+func turnClosed(ctx context.Context, c client.Client, turnID string) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
+	return err == nil && d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+}
+
+// TurnOutcome waits for a turn's result, following its runs across
+// continue-as-new.
+func TurnOutcome(ctx context.Context, c client.Client, turnID string) (TurnResult, error) {
+	var res TurnResult
+	for {
+		err := c.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			// The thread starts the child right after accepting the turn.
+			if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+				return res, err
+			}
+			continue
+		}
+		return res, err
+	}
+}
+
+func startTurnOnce(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   threadID,
 		UpdateName:   UpdateStartTurn,

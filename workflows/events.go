@@ -48,12 +48,27 @@ func (l *eventLog) page(req EventsRequest) EventsPage {
 	return p
 }
 
-func (l *eventLog) tail(n int) ([]Event, int) {
+// tail is what continue-as-new carries: the last n events, within a byte
+// budget (command output counts), so the new run's input stays far below
+// Temporal's payload limit.
+func (l *eventLog) tail(n, budget int) ([]Event, int) {
 	ev := l.events
 	if len(ev) > n {
 		ev = ev[len(ev)-n:]
 	}
-	return append([]Event(nil), ev...), l.last
+	size, i := 0, len(ev)
+	for i > 0 {
+		sz := 200
+		if it := ev[i-1].Item; it != nil {
+			sz += len(it.Text) + len(it.AggregatedOutput) + len(it.Command) + len(it.Message)
+		}
+		if size+sz > budget {
+			break
+		}
+		size += sz
+		i--
+	}
+	return append([]Event(nil), ev[i:]...), l.last
 }
 
 func (l *eventLog) register(ctx workflow.Context) error {

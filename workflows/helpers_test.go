@@ -3,13 +3,13 @@ package workflows
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
@@ -19,17 +19,6 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/harness"
 )
-
-var knownBugs = flag.Bool("known-bugs", false, "also run the tests of known, unfixed bugs in the workflows (they fail until fixed)")
-
-// knownBug skips a test that shows an unfixed bug unless -known-bugs is given.
-// Remove the call once the bug is fixed.
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if !*knownBugs {
-		t.Skipf("known bug (run with -known-bugs to see it fail): %s", what)
-	}
-}
 
 // a is the typed reference activity mocks are set up with; like the
 // workflow's own reference it is never dereferenced.
@@ -52,8 +41,12 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
+// testConfig is the thread config of the tests. The test environment checks
+// heartbeat timeouts against the wall clock, so they are long enough that a
+// mock blocked on the virtual clock can never trip them on a loaded machine.
 func testConfig() ThreadConfig {
-	return ThreadConfig{Model: "test-model", Harness: "codex", Cwd: "/work", HostQueue: "host"}
+	return ThreadConfig{Model: "test-model", Harness: "codex", Cwd: "/work", HostQueue: "host",
+		ExecHeartbeat: time.Hour, ModelHeartbeat: time.Hour}
 }
 
 func turnInput(cfg ThreadConfig) TurnInput {

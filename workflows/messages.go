@@ -79,6 +79,10 @@ type ThreadConfig struct {
 	ExecHeartbeat    time.Duration `json:"exec_heartbeat,omitempty"`
 	ModelHeartbeat   time.Duration `json:"model_heartbeat,omitempty"`
 	HistoryEventsCAN int           `json:"history_events_can,omitempty"`
+	// LocalModelCalls runs model calls as local activities: one workflow
+	// task per step less, at the price of less detail in the UI. Safe
+	// because model calls are retried whole.
+	LocalModelCalls bool `json:"local_model_calls,omitempty"`
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
 	SearchAttributes bool `json:"search_attributes,omitempty"`
@@ -176,6 +180,10 @@ type TurnResult struct {
 	Steps        int           `json:"steps"`
 	Transcript   string        `json:"transcript"`
 	NextItem     int           `json:"next_item"`
+	// Unsent are tool outputs the model has not read yet (the turn ended
+	// after the tools ran); the next turn sends them first, so the
+	// transcript never holds a tool call without its output.
+	Unsent []harness.Entry `json:"unsent,omitempty"`
 }
 
 // ThreadView answers [QueryThread].

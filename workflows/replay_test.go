@@ -24,7 +24,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	require.NoError(t, err)
 	if len(files) == 0 {
 		t.Fatalf("no recorded histories in workflows/%s: record them with "+
-			"`go test ./cmd/interpreter/... -run TestRecordHistories -record` (see %s/README.md)", historiesDir, historiesDir)
+			"`go test ./dev/devtest/ -run TestRecordHistories -record` (see %s/README.md)", historiesDir, historiesDir)
 	}
 	logger := log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	for _, f := range files {

@@ -1,6 +1,10 @@
 package workflows
 
-import "github.com/interpreter-dev/interpreter/harness"
+import (
+	"time"
+
+	"github.com/interpreter-dev/interpreter/harness"
+)
 
 // ThreadInput starts (or continues as new) a thread.
 type ThreadInput struct {
@@ -21,6 +25,8 @@ type ThreadState struct {
 	Usage      harness.Usage `json:"usage"`
 	Queue      []QueuedTurn  `json:"queue,omitempty"`
 	Running    string        `json:"running,omitempty"`
+	// Unsent tool outputs of the last turn (see [TurnResult.Unsent]).
+	Unsent []harness.Entry `json:"unsent,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -39,7 +45,9 @@ type TurnInput struct {
 	Prompt     string       `json:"prompt"`
 	Transcript string       `json:"transcript,omitempty"`
 	NextItem   int          `json:"next_item"`
-	State      *TurnState   `json:"state,omitempty"`
+	// Unsent tool outputs of the previous turn, sent before the prompt.
+	Unsent []harness.Entry `json:"unsent,omitempty"`
+	State  *TurnState      `json:"state,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.
@@ -53,10 +61,15 @@ type TurnState struct {
 	Usage      harness.Usage   `json:"usage"`
 	Final      string          `json:"final,omitempty"`
 	Runs       int             `json:"runs"`
+	// Deadline is when the turn timeout fires; kept across continue-as-new.
+	Deadline time.Time `json:"deadline,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.
 const maxKeptEvents = 500
+
+// maxKeptEventBytes bounds the size of the carried event log.
+const maxKeptEventBytes = 256 << 10
 
 // maxKeptTurns bounds the turn results a thread keeps in its state.
 const maxKeptTurns = 200

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -106,15 +107,18 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
-		WorkflowID:            q.TurnID,
-		StaticSummary:         "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
-		WaitForCancellation:   true,
+		WorkflowID:          q.TurnID,
+		StaticSummary:       "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
+		WaitForCancellation: true,
+		// Short, so a turn whose worker died moves on quickly; local model
+		// calls keep the task alive with heartbeats.
+		WorkflowTaskTimeout:   5 * time.Second,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 	})
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: t.st.Config,
-		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem,
+		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
 	}
 	var res TurnResult
 	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
@@ -122,7 +126,8 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		// The turn workflow reports its own failures as results; an error
 		// here means it was terminated or timed out from outside.
 		res = TurnResult{TurnID: q.TurnID, Number: q.Number, Status: StatusFailed,
-			Error: "turn ended abnormally: " + rootMessage(err), Transcript: t.st.Transcript, NextItem: t.st.NextItem}
+			Error: "turn ended abnormally: " + rootMessage(err), Transcript: t.st.Transcript, NextItem: t.st.NextItem,
+			Unsent: t.st.Unsent}
 		var canceled *temporal.CanceledError
 		if errors.As(err, &canceled) {
 			res.Status, res.Error = StatusInterrupted, ""
@@ -130,6 +135,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	}
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
+	t.st.Unsent = res.Unsent
 	t.st.Usage.Add(res.Usage)
 	t.st.Turns = append(t.st.Turns, res)
 	if len(t.st.Turns) > maxKeptTurns {
@@ -165,6 +171,10 @@ func oneLine(s string, max int) string {
 }
 
 func rootMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
 	for {
 		u := errors.Unwrap(err)
 		if u == nil {

@@ -276,7 +276,6 @@ func TestThreadContinuesAsNew(t *testing.T) {
 // function call ..."), so every later turn of the thread would fail. The
 // outputs must reach the next turn's first model call.
 func TestThreadCarriesToolOutputsOfUnfinishedTurn(t *testing.T) {
-	knownBug(t, "TurnState.Pending is dropped when a turn ends without a final model call")
 	env := newEnv(t)
 	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
 		if n == 1 {

@@ -33,7 +33,10 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st.Runs++
 	} else {
 		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem,
-			Pending: []harness.Entry{{Kind: harness.KindUser, Text: in.Prompt}}}
+			Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
+		if in.Config.TurnTimeout > 0 {
+			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
+		}
 	}
 	t.log = newEventLog(t.st.Events, t.st.LastSeq, in.TurnID)
 	if err := t.log.register(ctx); err != nil {
@@ -88,15 +91,22 @@ func (t *turn) maxSteps() int {
 // timer is durable, so it holds across worker restarts.
 func (t *turn) withTimeout(ctx workflow.Context) (workflow.Context, func()) {
 	ctx, cancel := workflow.WithCancel(ctx)
-	d := t.in.Config.TurnTimeout
+	if t.st.Deadline.IsZero() {
+		return ctx, cancel
+	}
+	d := t.st.Deadline.Sub(workflow.Now(ctx))
+	timedOut := func() {
+		t.errText = fmt.Sprintf("turn timed out after %s", t.in.Config.TurnTimeout)
+		cancel()
+	}
 	if d <= 0 {
+		timedOut()
 		return ctx, cancel
 	}
 	timerCtx, stop := workflow.WithCancel(ctx)
 	workflow.Go(timerCtx, func(gctx workflow.Context) {
 		if err := workflow.NewTimer(gctx, d).Get(gctx, nil); err == nil {
-			t.errText = fmt.Sprintf("turn timed out after %s", d)
-			cancel()
+			timedOut()
 		}
 	})
 	return ctx, func() { stop(); cancel() }
@@ -134,6 +144,19 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Transcript: t.st.Transcript, Append: t.st.Pending,
 	}
 	var out activities.ModelOutput
+	if cfg.LocalModelCalls {
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: 10 * time.Minute,
+			Summary:             fmt.Sprintf("model %s · step %d", cfg.Model, t.st.Step),
+			RetryPolicy: &temporal.RetryPolicy{
+				InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
+			},
+		})
+		if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out); err != nil {
+			return nil, err
+		}
+		return &out, nil
+	}
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
 		return nil, err
 	}
@@ -166,6 +189,9 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
 		Transcript: t.st.Transcript, NextItem: t.st.NextItem,
 	}
+	if status != StatusCompleted {
+		res.Unsent = t.st.Pending
+	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})
 	} else {
@@ -193,7 +219,7 @@ func (t *turn) continueAsNew(ctx workflow.Context) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
-	t.st.Events, t.st.LastSeq = t.log.tail(maxKeptEvents)
+	t.st.Events, t.st.LastSeq = t.log.tail(maxKeptEvents, maxKeptEventBytes)
 	in := t.in
 	st := t.st
 	in.State = &st

@@ -538,7 +538,6 @@ func runTurnChain(t *testing.T, in TurnInput, setup func(*testsuite.TestWorkflow
 // The turn timeout bounds the whole turn, not each run of it: a turn that
 // continues as new must not get a fresh timer.
 func TestTurnTimeoutSpansContinueAsNew(t *testing.T) {
-	knownBug(t, "withTimeout starts a full TurnTimeout timer in every run; TurnState should carry the deadline")
 	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
 		if n > 5 {
 			return answer(n, "done"), nil

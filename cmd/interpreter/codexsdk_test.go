@@ -104,14 +104,21 @@ func (e *env) runCodexSDK(steps ...map[string]any) []sdkStep {
 			"HOME":             e.home,
 			"INTERPRETER_HOME": e.home,
 		},
-		"apiKey": "sk-codex-sdk-test",
-		// Sent as --config max_steps=20.
-		"config": map[string]any{"max_steps": 20},
+		// Every option the SDK turns into a flag or a --config override is
+		// set, so the test proves the binary accepts all of them.
+		"apiKey":  "sk-codex-sdk-test",
+		"baseUrl": e.model.URL(),
+		"config":  map[string]any{"max_steps": 20},
 		"threadOptions": map[string]any{
-			"workingDirectory": e.work,
-			"model":            "fake-model",
-			"sandboxMode":      "workspace-write",
-			"approvalPolicy":   "never",
+			"workingDirectory":      e.work,
+			"model":                 "fake-model",
+			"threadSource":          "interpreter-e2e",
+			"sandboxMode":           "workspace-write",
+			"approvalPolicy":        "never",
+			"modelReasoningEffort":  "low",
+			"networkAccessEnabled":  false,
+			"webSearchMode":         "disabled",
+			"additionalDirectories": []string{e.work},
 		},
 		"steps": steps,
 	}
@@ -199,7 +206,7 @@ func checkUsage(t *testing.T, what string, u map[string]any) {
 		t.Errorf("%s: no usage", what)
 		return
 	}
-	for _, k := range []string{"input_tokens", "cached_input_tokens", "output_tokens"} {
+	for _, k := range []string{"input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "cache_write_input_tokens"} {
 		if _, ok := u[k].(float64); !ok {
 			t.Errorf("%s: usage %v lacks %s", what, u, k)
 		}
@@ -245,7 +252,7 @@ func TestCodexSDKRunsAndResumesDurableThreads(t *testing.T) {
 
 	out := e.runCodexSDK(
 		step("start", "prompt one"),
-		step("resume", "prompt two"),
+		step("resume", "prompt two", "cyberAccessProgram", "standard"),
 		step("continue", "prompt three", "streamed", true, "images", []string{image}, "outputSchema", schema),
 	)
 	first, second, third := out[0], out[1], out[2]

@@ -148,8 +148,6 @@ func dynamicConfig() dynamicconfig.StaticClient {
 	dc[dynamicconfig.MakeKey("history.visibilityProcessorMaxPollRPS")] = 2000
 	dc[dynamicconfig.MakeKey("system.enableActivityEagerExecution")] = true
 	dc[dynamicconfig.MakeKey("frontend.namespaceRPS.visibility")] = 1000
-	dc[dynamicconfig.MakeKey("frontend.maxNamespaceVisibilityRPSPerInstance")] = 1000
-	dc[dynamicconfig.MakeKey("history.cacheHostLevelMaxSize")] = 8096
 	// Updates that long-poll the event log are many and short-lived.
 	dc[dynamicconfig.MakeKey("history.maxInFlightUpdates")] = 100
 	dc[dynamicconfig.MakeKey("history.maxTotalUpdates")] = 100000

@@ -5,7 +5,6 @@ package devtest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
@@ -127,18 +125,9 @@ func (w *World) RunTurn(ctx context.Context, cfg workflows.ThreadConfig, prompt 
 // runs, across continue-as-new).
 func (w *World) WaitTurn(ctx context.Context, threadID, turnID string) workflows.TurnResult {
 	w.TB.Helper()
-	var res workflows.TurnResult
-	for {
-		err := w.Client.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) && ctx.Err() == nil {
-			// The thread starts the child right after accepting the turn.
-			time.Sleep(20 * time.Millisecond)
-			continue
-		}
-		if err != nil {
-			w.TB.Fatalf("turn %s: %v", turnID, err)
-		}
-		return res
+	res, err := workflows.TurnOutcome(ctx, w.Client, turnID)
+	if err != nil {
+		w.TB.Fatalf("turn %s: %v", turnID, err)
 	}
+	return res
 }

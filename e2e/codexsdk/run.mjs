@@ -11,11 +11,13 @@
 //   env            the complete environment of that binary (the SDK passes
 //                  exactly this, not process.env)
 //   apiKey         optional: the SDK's apiKey option (sent as CODEX_API_KEY)
+//   baseUrl        optional: the SDK's baseUrl option (sent as
+//                  --config openai_base_url=...)
 //   config         optional: the SDK's config option (sent as --config k=v)
 //   threadOptions  options of startThread/resumeThread (workingDirectory,
 //                  model, sandboxMode, ...); skipGitRepoCheck defaults to true
 //   steps          [{op: "start"|"resume"|"continue", prompt, threadId?,
-//                    streamed?, images?, outputSchema?}]
+//                    streamed?, images?, outputSchema?, cyberAccessProgram?}]
 //                  start:    codex.startThread(threadOptions)
 //                  resume:   codex.resumeThread(threadId or the last id)
 //                  continue: the previous step's Thread object again
@@ -47,10 +49,14 @@ function input(step) {
   ];
 }
 
+function turnOptions(step) {
+  return { outputSchema: step.outputSchema, cyberAccessProgram: step.cyberAccessProgram };
+}
+
 // runStreamed, summarised the way Thread.run summarises a turn, plus the
 // event types seen.
 async function runStreamed(thread, step) {
-  const { events } = await thread.runStreamed(input(step), { outputSchema: step.outputSchema });
+  const { events } = await thread.runStreamed(input(step), turnOptions(step));
   const eventTypes = [];
   const items = [];
   let finalResponse = "";
@@ -89,6 +95,7 @@ async function main() {
     codexPathOverride: spec.codexPath,
     env: spec.env ?? {},
     apiKey: spec.apiKey,
+    baseUrl: spec.baseUrl,
     config: spec.config,
   });
   const threadOptions = { skipGitRepoCheck: true, ...(spec.threadOptions ?? {}) };
@@ -116,7 +123,7 @@ async function main() {
     if (step.streamed) {
       summary = await runStreamed(thread, step);
     } else {
-      const turn = await thread.run(input(step), { outputSchema: step.outputSchema });
+      const turn = await thread.run(input(step), turnOptions(step));
       summary = { items: turn.items, finalResponse: turn.finalResponse, usage: turn.usage };
     }
     lastId = thread.id;

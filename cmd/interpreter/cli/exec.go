@@ -37,6 +37,8 @@ type ExecCmd struct {
 	FullAuto       bool     `name:"full-auto" help:"Shorthand for --sandbox workspace-write with approvals on request."`
 	Bypass         bool     `name:"dangerously-bypass-approvals-and-sandbox" help:"No sandbox, no approvals."`
 	Color          string   `help:"Accepted for Codex compatibility." default:"auto"`
+	ThreadSource   string   `name:"thread-source" help:"Accepted for Codex compatibility (the SDK's threadSource)."`
+	CyberAccess    string   `name:"cyber-access-program" help:"Accepted for Codex compatibility (the SDK's cyberAccessProgram)."`
 
 	Args []string `arg:"" optional:"" help:"PROMPT, or: resume THREAD_ID [PROMPT]. '-' or no prompt reads stdin."`
 }
@@ -108,12 +110,14 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	var schemaNote string
 	if e.OutputSchema != "" {
 		schema, err := os.ReadFile(e.OutputSchema)
 		if err != nil {
 			return exitf(2, "reading --output-schema: %v", err)
 		}
-		tc.DeveloperInstructions += "\nYour final message must be a single JSON value that validates against this JSON Schema, with nothing around it:\n" + string(schema)
+		schemaNote = "Your final message must be a single JSON value that validates against this JSON Schema, with nothing around it:\n" + string(schema)
+		tc.DeveloperInstructions += "\n" + schemaNote
 	}
 	if len(e.Images) > 0 {
 		fmt.Fprintf(stdio.Err, "interpreter: warning: --image is accepted but images are not sent to the model yet\n")
@@ -137,6 +141,11 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	} else {
 		if _, err = workflows.GetThread(ctx, b.client, threadID); err == nil {
 			req.Model, req.SandboxMode, req.ApprovalPolicy = e.Model, e.Sandbox, e.ApprovalPolicy
+			if schemaNote != "" {
+				// A resumed thread keeps its config: the SDK's per-turn
+				// outputSchema reaches the model with this turn's prompt.
+				req.Prompt += "\n\n" + schemaNote
+			}
 			if e.Cd != "" {
 				req.Cwd = tc.Cwd
 			}
@@ -172,20 +181,11 @@ func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, 
 	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, p.event); err != nil {
 		return exitf(1, "following turn %s: %v", turnID, err)
 	}
-	v, err := workflows.GetThread(fctx, b.client, threadID)
+	res, err := workflows.TurnOutcome(fctx, b.client, turnID)
 	if err != nil {
-		return exitf(1, "reading thread %s: %v", threadID, err)
+		return exitf(1, "reading the result of turn %s: %v", turnID, err)
 	}
-	var res *workflows.TurnResult
-	for i := range v.Turns {
-		if v.Turns[i].TurnID == turnID {
-			res = &v.Turns[i]
-		}
-	}
-	if res == nil {
-		return exitf(1, "turn %s ended but its result is missing", turnID)
-	}
-	p.finish(*res)
+	p.finish(res)
 	if e.LastMessage != "" {
 		if err := os.WriteFile(e.LastMessage, []byte(res.FinalMessage), 0o644); err != nil {
 			return exitf(1, "writing %s: %v", e.LastMessage, err)
@@ -237,6 +237,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: h, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
+		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
 	}, nil
 }
 

@@ -138,7 +138,7 @@ func (p *printer) finish(r workflows.TurnResult) {
 		case workflows.StatusCompleted:
 			p.emit(map[string]any{"type": "turn.completed", "usage": map[string]any{
 				"input_tokens": r.Usage.InputTokens, "cached_input_tokens": r.Usage.CachedInputTokens,
-				"output_tokens": r.Usage.OutputTokens}})
+				"output_tokens": r.Usage.OutputTokens, "reasoning_output_tokens": r.Usage.ReasoningTokens}})
 		default:
 			msg := r.Error
 			if r.Status == workflows.StatusInterrupted && msg == "" {

@@ -129,6 +129,10 @@ type Temporal struct {
 	// HostQueue is this workspace host's tool queue. Load fills it with
 	// DefaultHostQueue when unset.
 	HostQueue string `toml:"host_queue"`
+	// LocalModelCalls runs model calls as local activities (default true):
+	// one workflow task less per step. false makes each model call a
+	// regular activity (its own heartbeats and retries in the UI).
+	LocalModelCalls *bool `toml:"local_model_calls"`
 }
 
 // Home returns the interpreter home directory the configuration was loaded
