@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -58,10 +59,8 @@ func (l *eventLog) tail(n, budget int) ([]Event, int) {
 	}
 	size, i := 0, len(ev)
 	for i > 0 {
-		sz := 200
-		if it := ev[i-1].Item; it != nil {
-			sz += len(it.Text) + len(it.AggregatedOutput) + len(it.Command) + len(it.Message)
-		}
+		b, _ := json.Marshal(ev[i-1])
+		sz := len(b)
 		if size+sz > budget {
 			break
 		}

@@ -86,7 +86,7 @@ func Preview(root string, p *Patch) (*Result, error) {
 func Apply(root string, p *Patch, opts Options) (*Result, error) {
 	pl, err := plan(root, p)
 	if err != nil {
-		return nil, fmt.Errorf("%w\nNo files were changed.", err)
+		return nil, fmt.Errorf("%w\nNo files were changed", err)
 	}
 	if opts.Guard != nil {
 		for _, f := range pl.order {
@@ -94,7 +94,7 @@ func Apply(root string, p *Patch, opts Options) (*Result, error) {
 				continue
 			}
 			if err := opts.Guard(f.abs); err != nil {
-				return nil, fmt.Errorf("%s: not allowed: %w\nNo files were changed.", f.rel, err)
+				return nil, fmt.Errorf("%s: not allowed: %w\nNo files were changed", f.rel, err)
 			}
 		}
 	}
@@ -352,7 +352,7 @@ func (pl *planner) commit() error {
 			if rerr := rollback(done, made); rerr != nil {
 				return fmt.Errorf("%s; restoring the files changed so far ALSO failed, the tree may be partly patched: %v", msg, rerr)
 			}
-			return fmt.Errorf("%s\nThe files already written were restored; no files were changed.", msg)
+			return fmt.Errorf("%s\nThe files already written were restored; no files were changed", msg)
 		}
 		done = append(done, f)
 	}

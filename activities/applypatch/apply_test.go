@@ -326,7 +326,7 @@ func TestApplyErrors(t *testing.T) {
 					t.Errorf("error does not contain %q:\n%v", w, err)
 				}
 			}
-			if !strings.Contains(err.Error(), "No files were changed.") {
+			if !strings.Contains(err.Error(), "No files were changed") {
 				t.Errorf("error does not say nothing changed:\n%v", err)
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {

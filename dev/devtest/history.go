@@ -13,6 +13,7 @@ type RunStats struct {
 	Events     int
 	Bytes      int
 	MaxPayload int
+	MaxType    string
 	NextRunID  string
 }
 
@@ -57,7 +58,7 @@ func (w *World) runStats(ctx context.Context, workflowID, runID string) (RunStat
 		n := proto.Size(ev)
 		st.Bytes += n
 		if n > st.MaxPayload {
-			st.MaxPayload = n
+			st.MaxPayload, st.MaxType = n, ev.GetEventType().String()
 		}
 		if a := ev.GetWorkflowExecutionContinuedAsNewEventAttributes(); a != nil {
 			st.NextRunID = a.GetNewExecutionRunId()

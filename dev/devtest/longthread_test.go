@@ -2,6 +2,7 @@ package devtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -19,7 +20,8 @@ import (
 func TestLongTurnStaysWithinHistoryLimits(t *testing.T) {
 	steps := longSteps()
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
-		{Shell: "head -c 20000 /dev/zero | tr '\\0' x; echo", Repeat: steps},
+		{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(
+			`{"command":["bash","-c","head -c 20000 /dev/zero | tr '\\0' x"]}`)}}, Repeat: steps},
 		{Text: "all steps done"},
 	}}}})
 	w.StartWorker(WorkerOptions{Name: "w"})
@@ -41,7 +43,7 @@ func TestLongTurnStaysWithinHistoryLimits(t *testing.T) {
 	total := 0
 	for i, r := range runs {
 		t.Logf("run %d: %d events, %.2f MB history, largest event %.1f KB", i+1, r.Events, float64(r.Bytes)/1e6, float64(r.MaxPayload)/1e3)
-		fmt.Printf("long-thread run %d: events=%d history_bytes=%d max_event_bytes=%d\n", i+1, r.Events, r.Bytes, r.MaxPayload)
+		fmt.Printf("long-thread run %d: events=%d history_bytes=%d max_event_bytes=%d (%s)\n", i+1, r.Events, r.Bytes, r.MaxPayload, r.MaxType)
 		total += r.Bytes
 		if r.Events > 51200 || r.Bytes > 50<<20 || r.MaxPayload > 2<<20 {
 			t.Errorf("run %d exceeds a limit: %+v", i+1, r)
