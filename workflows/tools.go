@@ -11,6 +11,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // runTool runs one decoded tool call and returns the entry the model reads.
@@ -58,6 +59,14 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 	cmd := commandString(c.Inv.Command)
 	it := t.newItem(ItemCommandExecution)
 	it.Command, it.Cwd, it.Status = cmd, t.workdir(c.Inv.Workdir), StatusInProgress
+	if sandbox.Decide(sandbox.Policy(cfg.ApprovalPolicy), c.Inv.Command) == sandbox.Ask {
+		// The durable approval wait is the seam for approvals; until a front
+		// end can answer, asking means declining, and the model is told.
+		it.Status = StatusDeclined
+		t.log.add(Event{Type: EventItemCompleted, Item: it})
+		return fmt.Sprintf("declined: approval policy %q requires a person's approval for this command, and none can be asked here. "+
+			"Use read-only commands, or ask the user to change the approval policy.", cfg.ApprovalPolicy)
+	}
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
 
 	hb := cfg.ExecHeartbeat

@@ -14,6 +14,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -226,6 +227,9 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	h := cfg.Harness
 	if h == "" {
 		h = "codex"
+	}
+	if _, err := harness.Lookup(h); err != nil {
+		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
 	headers := map[string]string{}
 	for k, v := range prov.HTTPHeaders {

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+)
+
+// Bad configuration and arguments are refused before anything starts, with
+// one clear message and a non-zero exit.
+func TestBadInputIsRefusedClearly(t *testing.T) {
+	cases := []struct {
+		name   string
+		config string
+		args   []string
+		code   int
+		want   string
+	}{
+		{"unknown key with --strict-config", "", []string{"--strict-config", "-c", "modle=x", "exec", "hi"}, 2, `"modle"`},
+		{"unknown nested key", "[temporal]\nadress = \"x\"\n", []string{"--strict-config", "exec", "hi"}, 2, `"temporal.adress"`},
+		{"malformed config.toml", "model = [\n", []string{"exec", "hi"}, 2, "config.toml:"},
+		{"unknown provider", "", []string{"exec", "--provider", "nope", "hi"}, 2, "known:"},
+		{"unknown wire_api", "[model_providers.x]\nbase_url = \"http://127.0.0.1:1\"\nwire_api = \"grpc\"\n", []string{"exec", "--provider", "x", "hi"}, 2, "wire_api"},
+		{"unknown sandbox mode", "", []string{"exec", "--sandbox", "yolo", "hi"}, 2, "read-only"},
+		{"unknown harness", "", []string{"exec", "--harness", "nope", "--provider", "demo", "hi"}, 2, "unknown harness"},
+		{"missing API key names the variable", "", []string{"exec", "--provider", "openai", "hi"}, 1, "OPENAI_API_KEY is not set"},
+		{"no prompt", "", []string{"exec", "--provider", "demo"}, 2, "no prompt"},
+		{"missing working directory", "", []string{"exec", "--provider", "demo", "-C", "/does/not/exist", "hi"}, 2, "does not exist"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			if tc.config != "" {
+				if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(tc.config), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := e.start(tc.args...)
+			code := p.wait(30 * time.Second)
+			if code != tc.code || !strings.Contains(p.stderr.String(), tc.want) {
+				t.Fatalf("exit %d (want %d), stderr:\n%s\nwant it to mention %s", code, tc.code, p.stderr, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(e.home, "temporal.db")); err == nil {
+				t.Fatalf("a server was started for input that was refused")
+			}
+		})
+	}
+}
+
+// An unknown thread id and a prompt to a thread that is running a turn are
+// refused with a clear message; the running turn is not disturbed.
+func TestBadThreadRequestsAreRefused(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{DelayMs: 3000, Text: "slow"}}}}})
+	dev := e.startDev()
+	defer dev.kill()
+
+	unknown := e.exec("resume", "no-such-thread", "hello")
+	if code := unknown.wait(30 * time.Second); code != 1 || !strings.Contains(unknown.stderr.String(), "thread not found: no-such-thread") {
+		t.Fatalf("unknown thread: exit %d, stderr %s", code, unknown.stderr)
+	}
+
+	first := e.exec("--json", "take your time")
+	first.waitFor(func() bool { return strings.Contains(first.stdout.String(), "thread.started") }, 30*time.Second, "thread.started")
+	id := threadIDOf(t, jsonLines(t, first.stdout.String()))
+	busy := e.exec("resume", id, "are you done?")
+	if code := busy.wait(30 * time.Second); code != 1 || !strings.Contains(busy.stderr.String(), "is running turn") {
+		t.Fatalf("busy thread: exit %d, stderr %s", code, busy.stderr)
+	}
+	if code := first.wait(60 * time.Second); code != 0 {
+		t.Fatalf("the running turn was disturbed: exit %d, %s", code, first.stderr)
+	}
+}

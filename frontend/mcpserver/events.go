@@ -1,0 +1,183 @@
+package mcpserver
+
+import (
+	"time"
+
+	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// msg is one Codex event message: {"type": ..., fields...}, the `msg` of a
+// codex/event notification. Types and field names follow Codex's protocol
+// (snake_case), so clients written for Codex read them.
+type msg map[string]any
+
+// sessionConfigured is the first message of a codex call.
+func sessionConfigured(st Started) msg {
+	c := st.Config
+	return msg{
+		"type":                "session_configured",
+		"session_id":          st.ThreadID,
+		"thread_id":           st.ThreadID,
+		"model":               c.Model,
+		"model_provider_id":   c.Provider.ID,
+		"approval_policy":     c.ApprovalPolicy,
+		"sandbox_policy":      map[string]any{"type": c.SandboxMode},
+		"cwd":                 c.Cwd,
+		"history_log_id":      0,
+		"history_entry_count": 0,
+	}
+}
+
+// eventMapper turns a turn's event log into Codex event messages. The
+// turn's last messages come from its result instead (see endMessages): the
+// log does not say whether a turn that ended without failing completed or
+// was interrupted.
+type eventMapper struct {
+	began map[string]bool // items whose begin message was sent
+}
+
+func (m *eventMapper) messages(e workflows.Event) []msg {
+	if e.Type == workflows.EventTurnStarted {
+		return []msg{{"type": "task_started", "turn_id": e.TurnID, "model_context_window": nil}}
+	}
+	if e.Item == nil {
+		return nil
+	}
+	switch e.Type {
+	case workflows.EventItemStarted:
+		return m.begin(e.Item)
+	case workflows.EventItemCompleted:
+		return m.completed(e.Item)
+	}
+	return nil
+}
+
+func (m *eventMapper) begin(it *workflows.Item) []msg {
+	if m.began == nil {
+		m.began = map[string]bool{}
+	}
+	if m.began[it.ID] {
+		return nil
+	}
+	switch it.Type {
+	case workflows.ItemCommandExecution:
+		m.began[it.ID] = true
+		return []msg{{"type": "exec_command_begin", "call_id": it.ID, "command": argv(it.Command), "cwd": it.Cwd, "parsed_cmd": []any{}}}
+	case workflows.ItemFileChange:
+		m.began[it.ID] = true
+		return []msg{{"type": "patch_apply_begin", "call_id": it.ID, "auto_approved": true, "changes": changes(it)}}
+	}
+	return nil
+}
+
+func (m *eventMapper) completed(it *workflows.Item) []msg {
+	switch it.Type {
+	case workflows.ItemAgentMessage:
+		return []msg{{"type": "agent_message", "message": it.Text}}
+	case workflows.ItemReasoning:
+		return []msg{{"type": "agent_reasoning", "text": it.Text}}
+	case workflows.ItemCommandExecution:
+		return append(m.begin(it), execEnd(it))
+	case workflows.ItemFileChange:
+		return append(m.begin(it), msg{"type": "patch_apply_end", "call_id": it.ID, "success": it.Status == workflows.StatusCompleted,
+			"stdout": "", "stderr": "", "changes": changes(it)})
+	case workflows.ItemTodoList:
+		plan := make([]any, 0, len(it.Items))
+		for _, t := range it.Items {
+			status := "pending"
+			if t.Completed {
+				status = "completed"
+			}
+			plan = append(plan, map[string]any{"step": t.Text, "status": status})
+		}
+		return []msg{{"type": "plan_update", "plan": plan}}
+	case workflows.ItemError:
+		// A tool error the model is told about; the turn goes on, so it is
+		// not Codex's (turn-ending) error message.
+		return []msg{{"type": "warning", "message": it.Message}}
+	}
+	return nil
+}
+
+func execEnd(it *workflows.Item) msg {
+	exit := -1 // no exit code: the command was interrupted
+	if it.ExitCode != nil {
+		exit = *it.ExitCode
+	}
+	d := time.Duration(it.DurationMs) * time.Millisecond
+	return msg{
+		"type": "exec_command_end", "call_id": it.ID, "command": argv(it.Command), "cwd": it.Cwd,
+		"exit_code": exit, "stdout": it.AggregatedOutput, "stderr": "",
+		"aggregated_output": it.AggregatedOutput, "formatted_output": it.AggregatedOutput,
+		"duration": map[string]any{"secs": int64(d / time.Second), "nanos": int64(d % time.Second)},
+		"status":   it.Status,
+	}
+}
+
+// argv shows a command the way Codex's events do, as an argument vector;
+// the log holds the shell line.
+func argv(command string) []string { return []string{"bash", "-lc", command} }
+
+func changes(it *workflows.Item) map[string]any {
+	out := map[string]any{}
+	for _, ch := range it.Changes {
+		out[ch.Path] = map[string]any{"type": ch.Kind}
+	}
+	return out
+}
+
+// endMessages are a turn's last messages, from its result: token_count,
+// then task_complete, turn_aborted or error.
+func endMessages(res workflows.TurnResult) []msg {
+	out := []msg{{"type": "token_count", "info": map[string]any{
+		"total_token_usage":    tokenUsage(res.Usage),
+		"last_token_usage":     tokenUsage(res.Usage),
+		"model_context_window": nil,
+	}, "rate_limits": nil}}
+	switch res.Status {
+	case workflows.StatusCompleted:
+		var last any
+		if res.FinalMessage != "" {
+			last = res.FinalMessage
+		}
+		return append(out, msg{"type": "task_complete", "turn_id": res.TurnID, "last_agent_message": last})
+	case workflows.StatusInterrupted:
+		return append(out, msg{"type": "turn_aborted", "turn_id": res.TurnID, "reason": "interrupted"})
+	}
+	return append(out, msg{"type": "error", "message": failure(res)})
+}
+
+func tokenUsage(u harness.Usage) map[string]any {
+	return map[string]any{
+		"input_tokens":            u.InputTokens,
+		"cached_input_tokens":     u.CachedInputTokens,
+		"output_tokens":           u.OutputTokens,
+		"reasoning_output_tokens": u.ReasoningTokens,
+		"total_tokens":            u.InputTokens + u.OutputTokens,
+	}
+}
+
+// failure says why a turn did not complete.
+func failure(res workflows.TurnResult) string {
+	if res.Error != "" {
+		return "turn " + res.Status + ": " + res.Error
+	}
+	return "turn " + res.Status
+}
+
+// summary is a short line for notifications/progress.
+func summary(m msg) string {
+	t, _ := m["type"].(string)
+	switch t {
+	case "exec_command_begin":
+		if cmd, ok := m["command"].([]string); ok && len(cmd) > 0 {
+			return "running: " + cmd[len(cmd)-1]
+		}
+	case "agent_message":
+		return "agent message"
+	case "task_complete":
+		return "turn completed"
+	}
+	return t
+}
