@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"time"
 
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -131,8 +130,8 @@ func changes(it *workflows.Item) map[string]any {
 // then task_complete, turn_aborted or error.
 func endMessages(res workflows.TurnResult) []msg {
 	out := []msg{{"type": "token_count", "info": map[string]any{
-		"total_token_usage":    tokenUsage(res.Usage),
-		"last_token_usage":     tokenUsage(res.Usage),
+		"total_token_usage":    tokenUsage(res),
+		"last_token_usage":     tokenUsage(res),
 		"model_context_window": nil,
 	}, "rate_limits": nil}}
 	switch res.Status {
@@ -148,7 +147,8 @@ func endMessages(res workflows.TurnResult) []msg {
 	return append(out, msg{"type": "error", "message": failure(res)})
 }
 
-func tokenUsage(u harness.Usage) map[string]any {
+func tokenUsage(res workflows.TurnResult) map[string]any {
+	u := res.Usage
 	return map[string]any{
 		"input_tokens":            u.InputTokens,
 		"cached_input_tokens":     u.CachedInputTokens,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,6 +161,11 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		return exitf(1, "%v", rootCause(err))
 	}
 	p.threadStarted(threadID, resp.TurnID)
+	if u := uiURL(cfg, b); u != "" {
+		fmt.Fprintf(stdio.Err, "interpreter: watch this thread at %s/namespaces/%s/workflows/%s\n", u, cfg.Temporal.Namespace, url.PathEscape(threadID))
+	} else if b.embedded {
+		fmt.Fprintf(stdio.Err, "interpreter: (no Web UI in this process: run `interpreter dev` in another terminal to watch turns)\n")
+	}
 	return e.follow(ctx, b, p, threadID, resp.TurnID)
 }
 
@@ -243,6 +249,18 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
 	}, nil
+}
+
+// uiURL is where the Web UI of the connected server is: temporal.ui_url,
+// or the dev server's default when talking to the default local address.
+func uiURL(cfg *config.Config, b *backend) string {
+	if cfg.Temporal.UIURL != "" {
+		return strings.TrimRight(cfg.Temporal.UIURL, "/")
+	}
+	if !b.embedded && cfg.Temporal.Address == "127.0.0.1:7233" {
+		return "http://127.0.0.1:8233"
+	}
+	return ""
 }
 
 func defaultModel(provider string) string {

@@ -133,6 +133,10 @@ type Temporal struct {
 	// one workflow task less per step. false makes each model call a
 	// regular activity (its own heartbeats and retries in the UI).
 	LocalModelCalls *bool `toml:"local_model_calls"`
+	// UIURL is the base URL of the Temporal Web UI, for links printed by
+	// front ends (default: the dev server's http://127.0.0.1:8233 when
+	// address is the default).
+	UIURL string `toml:"ui_url"`
 }
 
 // Home returns the interpreter home directory the configuration was loaded

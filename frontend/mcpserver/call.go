@@ -1,0 +1,224 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// handlers are the tools of one connection.
+type handlers struct {
+	s    *Server
+	conn *codexConn
+}
+
+func (h *handlers) codex(ctx context.Context, req *mcp.CallToolRequest, in CodexArgs) (*mcp.CallToolResult, Result, error) {
+	c := h.newCall(req)
+	defer h.conn.unregister(c)
+	if strings.TrimSpace(in.Prompt) == "" {
+		return failed("", "prompt is empty")
+	}
+	if in.Cwd != "" && !filepath.IsAbs(in.Cwd) {
+		in.Cwd = filepath.Join(h.s.opts.Cwd, in.Cwd)
+	}
+	sctx, cancel := h.startContext(ctx)
+	defer cancel()
+	st, err := h.s.backend.NewThread(sctx, in)
+	if err != nil {
+		return failed("", "starting the session: "+err.Error())
+	}
+	c.setThread(st.ThreadID)
+	c.emit(ctx, st.TurnID, sessionConfigured(st))
+	return c.runTurn(ctx, st.TurnID)
+}
+
+func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in ReplyArgs) (*mcp.CallToolResult, Result, error) {
+	c := h.newCall(req)
+	defer h.conn.unregister(c)
+	id := in.ThreadID
+	if id == "" {
+		id = in.ConversationID
+	}
+	switch {
+	case in.ThreadID != "" && in.ConversationID != "" && in.ThreadID != in.ConversationID:
+		return failed(in.ThreadID, "threadId and conversationId name different threads; pass threadId only")
+	case id == "":
+		return failed("", "threadId is required")
+	case strings.TrimSpace(in.Prompt) == "":
+		return failed(id, "prompt is empty")
+	}
+	c.setThread(id)
+	sctx, cancel := h.startContext(ctx)
+	defer cancel()
+	waited := ""
+	for {
+		st, err := h.s.backend.Reply(sctx, id, in.Prompt)
+		var busy *BusyError
+		switch {
+		case errors.As(err, &busy):
+			// The thread still runs a turn (perhaps one whose client is
+			// gone): report it as it goes, then run ours.
+			if busy.TurnID == waited {
+				time.Sleep(100 * time.Millisecond) // its thread has not taken in the end yet
+			}
+			waited = busy.TurnID
+			if _, err := c.follow(ctx, busy.TurnID); err != nil {
+				return c.stopped(ctx, err)
+			}
+			continue
+		case errors.Is(err, workflows.ErrThreadNotFound):
+			return failed(id, "thread not found: "+id)
+		case err != nil:
+			return failed(id, "starting the turn: "+err.Error())
+		}
+		return c.runTurn(ctx, st.TurnID)
+	}
+}
+
+// startContext is for starting a turn: not cancelled with the request, so
+// that a turn that did start is known (and then interrupted) when the
+// client cancels mid-start.
+func (h *handlers) startContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), h.s.opts.StartTimeout)
+}
+
+// call is one running tool call.
+type call struct {
+	h       *handlers
+	session *mcp.ServerSession
+	reqID   json.RawMessage // the JSON-RPC id, as the client sent it
+	reqKey  string
+	token   any // progress token, if the client sent one
+
+	mu        sync.Mutex
+	threadID  string
+	cancelled bool
+	progress  float64
+}
+
+func (h *handlers) newCall(req *mcp.CallToolRequest) *call {
+	id := requestIDOf(req.Params.Meta)
+	c := &call{h: h, session: req.Session, reqID: id, reqKey: string(id), token: req.Params.GetProgressToken()}
+	h.conn.register(c)
+	return c
+}
+
+func (c *call) setThread(id string) {
+	c.mu.Lock()
+	c.threadID = id
+	interrupt := c.cancelled
+	c.mu.Unlock()
+	if interrupt {
+		go c.interrupt(id)
+	}
+}
+
+// cancel is the client's notifications/cancelled: the call's turn stops.
+func (c *call) cancel() {
+	c.mu.Lock()
+	c.cancelled = true
+	id := c.threadID
+	c.mu.Unlock()
+	if id != "" {
+		go c.interrupt(id)
+	}
+}
+
+func (c *call) isCancelled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancelled
+}
+
+func (c *call) interrupt(threadID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.h.s.backend.Interrupt(ctx, threadID); err != nil {
+		c.h.s.logger.Warn("interrupting a cancelled call's turn", "thread", threadID, "error", err)
+	}
+}
+
+// emit sends one Codex event as a codex/event notification, and a progress
+// notification when the client asked for progress.
+func (c *call) emit(ctx context.Context, turnID string, m msg) {
+	c.mu.Lock()
+	threadID := c.threadID
+	c.progress++
+	progress := c.progress
+	c.mu.Unlock()
+	params := map[string]any{
+		"_meta": map[string]any{"requestId": c.reqID, "threadId": threadID},
+		"id":    turnID,
+		"msg":   m,
+	}
+	if err := c.h.conn.notify(ctx, "codex/event", params); err != nil && ctx.Err() == nil {
+		c.h.s.logger.Warn("sending codex/event", "error", err)
+	}
+	if c.token == nil {
+		return
+	}
+	err := c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: progress, Message: summary(m)})
+	if err != nil && ctx.Err() == nil {
+		c.h.s.logger.Warn("sending notifications/progress", "error", err)
+	}
+}
+
+// follow reports a turn's events until it ends, then its end, and returns
+// its result.
+func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult, error) {
+	var m eventMapper
+	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
+		for _, x := range m.messages(e) {
+			c.emit(ctx, turnID, x)
+		}
+	})
+	if err != nil {
+		return workflows.TurnResult{}, err
+	}
+	res, err := c.h.s.backend.Outcome(ctx, turnID)
+	if err != nil {
+		return res, err
+	}
+	for _, x := range endMessages(res) {
+		c.emit(ctx, turnID, x)
+	}
+	return res, nil
+}
+
+// runTurn follows the call's own turn and answers with its outcome.
+func (c *call) runTurn(ctx context.Context, turnID string) (*mcp.CallToolResult, Result, error) {
+	res, err := c.follow(ctx, turnID)
+	if err != nil {
+		return c.stopped(ctx, err)
+	}
+	if res.Status != workflows.StatusCompleted {
+		return failed(c.threadID, failure(res))
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.FinalMessage}}},
+		Result{ThreadID: c.threadID, Content: res.FinalMessage}, nil
+}
+
+// stopped answers a call that stopped following its turn.
+func (c *call) stopped(ctx context.Context, err error) (*mcp.CallToolResult, Result, error) {
+	switch {
+	case c.isCancelled():
+		return failed(c.threadID, "cancelled: the turn was interrupted")
+	case ctx.Err() != nil:
+		return failed(c.threadID, "the connection closed; the turn goes on in its workflow")
+	}
+	return failed(c.threadID, "following the turn: "+err.Error())
+}
+
+// failed is an isError result that still names the thread.
+func failed(threadID, text string) (*mcp.CallToolResult, Result, error) {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}},
+		Result{ThreadID: threadID, Content: text}, nil
+}

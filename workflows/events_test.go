@@ -1,0 +1,47 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// eventSize must never underestimate: the carried log is bounded by it.
+func TestEventSizeBoundsJSON(t *testing.T) {
+	exit := 3
+	cases := []Event{
+		{Type: EventTurnStarted},
+		{Type: EventItemCompleted, Item: &Item{ID: "item_1", Type: ItemCommandExecution, Command: `echo "<a&b>"`,
+			AggregatedOutput: strings.Repeat("\x00\n\t\"\\", 500), ExitCode: &exit, Status: StatusFailed, Cwd: "/tmp/ü"}},
+		{Type: EventItemCompleted, Item: &Item{ID: "item_2", Type: ItemFileChange, Changes: []FileChange{{Path: "a/b.go", Kind: "update"}}}},
+		{Type: EventItemCompleted, Item: &Item{ID: "item_3", Type: ItemTodoList, Items: []TodoItem{{Text: "step & more", Completed: true}}}},
+		{Type: EventTurnFailed, Error: strings.Repeat("<error>", 100)},
+	}
+	for _, e := range cases {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := eventSize(e); got < len(b) {
+			t.Errorf("eventSize = %d < JSON size %d for %s", got, len(b), b[:min(len(b), 80)])
+		}
+	}
+}
+
+func TestTailKeepsNewestWithinBudget(t *testing.T) {
+	l := newEventLog(nil, 0, "t/turn-1")
+	for i := 0; i < 50; i++ {
+		l.add(Event{Type: EventItemCompleted, Item: &Item{ID: "x", AggregatedOutput: strings.Repeat("o", 1000)}})
+	}
+	kept, last := l.tail(500, 10_000)
+	if last != 50 || len(kept) == 0 || kept[len(kept)-1].Seq != 50 {
+		t.Fatalf("tail kept %d events ending at %v, last %d", len(kept), kept, last)
+	}
+	size := 0
+	for _, e := range kept {
+		size += eventSize(e)
+	}
+	if size > 10_000 || len(kept) >= 50 {
+		t.Fatalf("tail kept %d events of %d bytes, budget 10000", len(kept), size)
+	}
+}
