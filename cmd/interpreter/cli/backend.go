@@ -30,6 +30,8 @@ type backend struct {
 	workers  *worker.Workers
 	demo     *fakemodel.Running
 	embedded bool
+	// background: this command started `interpreter dev` as a daemon.
+	background bool
 }
 
 func (b *backend) Close() {

@@ -40,8 +40,18 @@ func connect(ctx context.Context, cfg *config.Config, stderr io.Writer) (*backen
 	}
 	port, _ := strconv.Atoi(portStr)
 	db := defaultDB(cfg)
-	fmt.Fprintf(stderr, "interpreter: no Temporal server at %s; starting the embedded one in this process (state in %s)\n", t.Address, db)
-	return startEmbedded(ctx, cfg, embedOptions{DBFile: db, Port: port}, stderr)
+	if forced {
+		fmt.Fprintf(stderr, "interpreter: starting the embedded Temporal server in this process (state in %s)\n", db)
+		return startEmbedded(ctx, cfg, embedOptions{DBFile: db, Port: port}, stderr)
+	}
+	if err := startBackgroundDev(ctx, cfg, port, stderr); err != nil {
+		return nil, err
+	}
+	c, err := dial(ctx, t, t.Address, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return &backend{client: c, background: true}, nil
 }
 
 // warnNoWorker tells the user when nobody polls the task queue: the turn

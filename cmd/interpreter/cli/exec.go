@@ -257,7 +257,7 @@ func uiURL(cfg *config.Config, b *backend) string {
 	if cfg.Temporal.UIURL != "" {
 		return strings.TrimRight(cfg.Temporal.UIURL, "/")
 	}
-	if !b.embedded && cfg.Temporal.Address == "127.0.0.1:7233" {
+	if !b.embedded && cfg.Temporal.Address == "127.0.0.1:7233" && (b.background || portFree(8233) != nil) {
 		return "http://127.0.0.1:8233"
 	}
 	return ""
