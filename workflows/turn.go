@@ -105,7 +105,8 @@ func (t *turn) withTimeout(ctx workflow.Context) (workflow.Context, func()) {
 	}
 	timerCtx, stop := workflow.WithCancel(ctx)
 	workflow.Go(timerCtx, func(gctx workflow.Context) {
-		if err := workflow.NewTimer(gctx, d).Get(gctx, nil); err == nil {
+		timer := workflow.NewTimerWithOptions(gctx, d, workflow.TimerOptions{Summary: "turn timeout"})
+		if err := timer.Get(gctx, nil); err == nil {
 			timedOut()
 		}
 	})
