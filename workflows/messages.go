@@ -17,6 +17,9 @@ const (
 	// UpdateStartTurn starts a turn on a thread; accepted at once, it returns
 	// the turn id. Rejected while another turn runs.
 	UpdateStartTurn = "turn.start"
+	// SignalStartTurn queues a turn without waiting for an answer: it starts
+	// when the running one (if any) ends. Empty prompts are dropped.
+	SignalStartTurn = "turn.submit"
 	// SignalInterrupt stops the running turn.
 	SignalInterrupt = "turn.interrupt"
 	// QueryThread returns a [ThreadView].

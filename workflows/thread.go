@@ -67,6 +67,18 @@ func (t *thread) register(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: t.validateTurn}); err != nil {
 		return err
 	}
+	submit := workflow.GetSignalChannel(ctx, SignalStartTurn)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var req StartTurnRequest
+			submit.Receive(ctx, &req)
+			if strings.TrimSpace(req.Prompt) == "" {
+				workflow.GetLogger(ctx).Warn("dropped a submitted turn with an empty prompt")
+				continue
+			}
+			_, _ = t.acceptTurn(ctx, req)
+		}
+	})
 	ch := workflow.GetSignalChannel(ctx, SignalInterrupt)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {

@@ -308,3 +308,31 @@ func TestThreadCarriesToolOutputsOfUnfinishedTurn(t *testing.T) {
 	require.Contains(t, out.Text, "Exit code: 0")
 	require.Equal(t, harness.Entry{Kind: harness.KindUser, Text: "second"}, calls[1].Append[len(calls[1].Append)-1])
 }
+
+// Turns submitted by signal are queued in order, not lost; an empty one is
+// dropped.
+func TestSubmittedTurnsAreQueued(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return answer(n, "ok"), nil
+	}}
+	mockModel(env, model)
+	var view ThreadView
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalStartTurn, StartTurnRequest{Prompt: "one"})
+		env.SignalWorkflow(SignalStartTurn, StartTurnRequest{Prompt: " "})
+		env.SignalWorkflow(SignalStartTurn, StartTurnRequest{Prompt: "two"})
+	}, time.Second)
+	env.RegisterDelayedCallback(func() {
+		view = viewThread(t, env)
+		env.CancelWorkflow()
+	}, time.Minute)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: testConfig()})
+	requireCanceled(t, env)
+	require.Len(t, view.Turns, 2)
+	require.Equal(t, 1, view.Turns[0].Number)
+	require.Equal(t, 2, view.Turns[1].Number)
+	calls := model.calls()
+	require.Len(t, calls, 2)
+	require.Equal(t, "two", calls[1].Append[len(calls[1].Append)-1].Text)
+}
