@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -120,7 +121,29 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 	for _, c := range ans.ToolCalls() {
 		out.Calls = append(out.Calls, DecodedCall{Call: c, Inv: h.Decode(c)})
 	}
+	if err := checkPayload(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// MaxPayload keeps activity results well under Temporal's 2 MB payload
+// limit, leaving room for the rest of the event.
+const MaxPayload = 1536 << 10
+
+// checkPayload turns a result too large for workflow history into a
+// permanent failure: retrying it would fail the same way, forever.
+func checkPayload(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding result: %w", err)
+	}
+	if len(b) > MaxPayload {
+		return temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("the model's answer is %d bytes, over the %d-byte limit of a workflow payload", len(b), MaxPayload),
+			ErrTypeProvider, nil)
+	}
+	return nil
 }
 
 func (a *Activities) getenv(k string) string {
