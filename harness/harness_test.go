@@ -59,7 +59,7 @@ func TestRenderResponses(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := string(b)
-	for _, want := range []string{`"model":"gpt-5.1"`, `\\u003ccwd\\u003e/work\\u003c/cwd\\u003e`, `"name":"apply_patch"`, `"type":"function_call_output"`, `"call_id":"c1"`, `"prompt_cache_key":"th"`, `"store":false`} {
+	for _, want := range []string{`"model":"gpt-5.1"`, `\u003ccwd\u003e/work\u003c/cwd\u003e`, `"name":"apply_patch"`, `"type":"function_call_output"`, `"call_id":"c1"`, `"prompt_cache_key":"th"`, `"store":false`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("request lacks %s:\n%s", want, body)
 		}
