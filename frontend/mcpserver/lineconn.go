@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +17,11 @@ import (
 
 // maxLine bounds one JSON-RPC line (the SDK's own default).
 const maxLine = mcp.DefaultMaxLineLength
+
+// eofGrace is how long, after stdin ends, requests already read may still
+// be answered: quick ones (initialize, tools/list) get their answers out;
+// a codex call following its turn is let go (the turn goes on).
+const eofGrace = 2 * time.Second
 
 // lineTransport is newline-delimited JSON-RPC over a byte stream (stdin and
 // stdout). Unlike the SDK's IOTransport, a line that is not a JSON-RPC
@@ -43,6 +49,9 @@ type lineConn struct {
 	lines  chan lineOrErr
 	closed chan struct{}
 	once   sync.Once
+
+	pmu     sync.Mutex
+	pending map[string]bool // ids of requests read and not yet answered
 }
 
 func (c *lineConn) readLines(in io.Reader) {
@@ -78,6 +87,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		case l = <-c.lines:
 		}
 		if l.err != nil {
+			c.drain(eofGrace)
 			return nil, l.err
 		}
 		line := bytes.TrimSpace(l.line)
@@ -86,9 +96,10 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		msg, err := decodeLine(line)
 		if err == nil {
+			c.track(msg, true)
 			return msg, nil
 		}
-		if werr := c.writeRaw(errorLine(err)); werr != nil {
+		if werr := c.writeRaw(errorLine(line, err)); werr != nil {
 			return nil, werr
 		}
 	}
@@ -116,13 +127,24 @@ func decodeLine(line []byte) (jsonrpc.Message, error) {
 	return msg, nil
 }
 
-// errorLine is the JSON-RPC error answer to a line with no usable id.
-func errorLine(err error) []byte {
+// errorLine is the JSON-RPC error answer to a bad line: with the line's id
+// when it has a usable one, else null.
+func errorLine(line []byte, err error) []byte {
 	le := &lineError{code: jsonrpc.CodeInternalError, msg: err.Error()}
 	errors.As(err, &le)
+	var id any
+	var probe struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(line, &probe) == nil {
+		switch probe.ID.(type) {
+		case string, float64:
+			id = probe.ID
+		}
+	}
 	b, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
-		"id":      nil,
+		"id":      id,
 		"error":   map[string]any{"code": le.code, "message": le.msg},
 	})
 	return b
@@ -136,7 +158,59 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
-	return c.writeRaw(data)
+	if err := c.writeRaw(data); err != nil {
+		return err
+	}
+	c.track(msg, false)
+	return nil
+}
+
+// track keeps the ids of the client's requests until they are answered.
+func (c *lineConn) track(msg jsonrpc.Message, read bool) {
+	var id jsonrpc.ID
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !read || !m.IsCall() {
+			return
+		}
+		id = m.ID
+	case *jsonrpc.Response:
+		if read {
+			return
+		}
+		id = m.ID
+	default:
+		return
+	}
+	key := fmt.Sprintf("%T:%v", id.Raw(), id.Raw())
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if c.pending == nil {
+		c.pending = map[string]bool{}
+	}
+	if read {
+		c.pending[key] = true
+	} else {
+		delete(c.pending, key)
+	}
+}
+
+// drain waits until every request read has been answered, at most grace.
+func (c *lineConn) drain(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		c.pmu.Lock()
+		n := len(c.pending)
+		c.pmu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.closed:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (c *lineConn) writeRaw(data []byte) error {

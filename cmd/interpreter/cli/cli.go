@@ -49,6 +49,8 @@ type root struct {
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
+
+	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`
 }
 
 // Version is set at build time.

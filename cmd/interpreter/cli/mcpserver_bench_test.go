@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/interpreter-dev/interpreter/dev/devtest"
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/mcpserver"
+)
+
+// BenchmarkMCPCodexAndReply measures, through an MCP client, a codex call
+// whose turn takes 3 fake-model steps (two commands, then the answer) and
+// a codex-reply of one step, against the embedded server with a warm
+// worker (server, worker, fake model and MCP server in one process).
+//
+//	go test ./cmd/interpreter/cli/ -run '^$' -bench MCP -benchtime 20x
+func BenchmarkMCPCodexAndReply(b *testing.B) {
+	echo := func(arg string) fakemodel.Step {
+		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
+	}
+	w := devtest.Start(b, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "reply", Steps: []fakemodel.Step{{Text: "replied"}}},
+		{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}},
+	}})
+	w.StartWorker(devtest.WorkerOptions{Name: "bench"})
+	session := benchSession(b, w)
+	ctx := context.Background()
+	call := func(tool string, args map[string]any) string {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %v", tool, err, res)
+		}
+		return res.StructuredContent.(map[string]any)["threadId"].(string)
+	}
+	// Warm up: first workflow and activity tasks, connections, caches.
+	call(mcpserver.ToolReply, map[string]any{"threadId": call(mcpserver.ToolCodex, map[string]any{"prompt": "warm up"}), "prompt": "reply"})
+
+	var codex, reply time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		id := call(mcpserver.ToolCodex, map[string]any{"prompt": "three steps"})
+		t1 := time.Now()
+		call(mcpserver.ToolReply, map[string]any{"threadId": id, "prompt": "reply"})
+		codex, reply = codex+t1.Sub(t0), reply+time.Since(t1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(codex.Microseconds())/1000/float64(b.N), "ms/codex")
+	b.ReportMetric(float64(reply.Microseconds())/1000/float64(b.N), "ms/reply")
+}
+
+// benchSession serves the tools over w and connects an SDK client.
+func benchSession(b *testing.B, w *devtest.World) *mcp.ClientSession {
+	home := b.TempDir()
+	cfg := fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+
+[temporal]
+task_queue = %q
+host_queue = %q
+`, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	g := &Globals{Home: home}
+	loaded, err := g.load(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := &mcpBackend{g: g, cfg: loaded, log: io.Discard, ready: make(chan struct{}), b: &backend{client: w.Client}, sa: true}
+	close(be.ready)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := mcpserver.New(be, mcpserver.Options{Cwd: w.Dir}).Connect(ctx, st); err != nil {
+		b.Fatal(err)
+	}
+	s, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
