@@ -165,9 +165,9 @@ func readEvents(ctx context.Context, c client.Client, turnID string, after int) 
 			return p, val.Get(&p)
 		}
 		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) && attempt < 50 {
+		if errors.As(err, &nf) && attempt < 500 {
 			// The child may not have started yet.
-			if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
 				return p, err
 			}
 			continue

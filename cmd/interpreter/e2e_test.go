@@ -40,8 +40,12 @@ func TestCrashDuringModelCallResumes(t *testing.T) {
 	}}}})
 	dev := e.startDev()
 	run := e.exec("--json", "do the thing")
-	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("first-step")) > 0 }, 60*time.Second,
+	// Kill while the second model call is in flight (in its delay).
+	waitUntil(t, func() bool { return e.model.Server.ArrivalsContaining("first-step") > 0 }, 60*time.Second,
 		"the second model call", func() string { return run.stderr.String() })
+	if len(e.model.Server.RequestsContaining("first-step")) > 0 {
+		t.Fatal("the slow call was answered before the kill; the test would prove nothing")
+	}
 	dev.kill()
 	dev2 := e.startDev()
 	defer dev2.kill()
@@ -73,6 +77,9 @@ func TestCrashDuringModelCallResumes(t *testing.T) {
 	}
 	if commands != 1 {
 		t.Fatalf("want exactly one command item, got %d: %v", commands, items)
+	}
+	if n := e.model.Server.ArrivalsContaining("first-step"); n < 2 {
+		t.Fatalf("the interrupted model call was not retried (%d attempts)", n)
 	}
 }
 

@@ -40,6 +40,7 @@ type Server struct {
 	mu       sync.Mutex
 	state    map[stepKey]*stepState
 	requests []Recorded
+	arrivals []string
 	seq      int
 }
 
@@ -126,6 +127,7 @@ func (s *Server) serveModel(w http.ResponseWriter, r *http.Request, f wireFormat
 		return
 	}
 	rep := s.selectReply(q.conv, body)
+	s.noteArrival(body)
 	if rep.delay > 0 {
 		t := time.NewTimer(rep.delay)
 		select {
@@ -283,4 +285,26 @@ func (s *Server) Reset() {
 	defer s.mu.Unlock()
 	s.requests, s.seq = nil, 0
 	s.state = map[stepKey]*stepState{}
+}
+
+// noteArrival remembers a request as soon as it is parsed, before any
+// scripted delay, so a test can act while a model call is in flight.
+func (s *Server) noteArrival(body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.arrivals = append(s.arrivals, string(body))
+}
+
+// ArrivalsContaining counts the requests received so far (answered or
+// not) whose body contains substr.
+func (s *Server) ArrivalsContaining(substr string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, b := range s.arrivals {
+		if strings.Contains(b, substr) {
+			n++
+		}
+	}
+	return n
 }
