@@ -1,0 +1,6 @@
+// Package all registers every harness; import it for its side effect.
+package all
+
+import (
+	_ "github.com/interpreter-dev/interpreter/harness/codex" // codex
+)
