@@ -66,7 +66,7 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 			}
 			// Thinking models behind chat APIs (Kimi, DeepSeek, Qwen)
 			// stream their reasoning as reasoning_content.
-			if f, ok := ch.Delta.JSON.ExtraFields["reasoning_content"]; ok && f.Valid() {
+			if f, ok := ch.Delta.JSON.ExtraFields["reasoning_content"]; ok && f.Raw() != "" {
 				var piece string
 				if json.Unmarshal([]byte(f.Raw()), &piece) == nil {
 					reasoning.WriteString(piece)

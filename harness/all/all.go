@@ -2,5 +2,6 @@
 package all
 
 import (
-	_ "github.com/interpreter-dev/interpreter/harness/codex" // codex
+	_ "github.com/interpreter-dev/interpreter/harness/claudecode" // claude-code
+	_ "github.com/interpreter-dev/interpreter/harness/codex"      // codex
 )
