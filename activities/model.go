@@ -9,20 +9,22 @@ import (
 	"os"
 	"time"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	anthropicoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/harness"
-	_ "github.com/interpreter-dev/interpreter/harness/codex" // registers the native harness
+	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
 )
 
 // Wire APIs a provider can speak.
 const (
-	WireResponses = "responses"
-	WireChat      = "chat"
-	WireMessages  = "messages"
+	WireResponses = harness.WireResponses
+	WireChat      = harness.WireChat
+	WireMessages  = harness.WireMessages
 )
 
 // ProviderSpec says how to reach a model provider. It carries the name of the
@@ -77,11 +79,12 @@ const (
 // heartbeating, and stores the extended transcript. It is safe to retry: the
 // store is content-addressed and nothing else changes.
 func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput, error) {
-	h, err := harness.Lookup(in.Harness)
+	route, err := harness.Resolve(in.Provider.WireAPI, in.Harness)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, nil)
 	}
-	client, err := a.openaiClient(in.Provider)
+	h := route.Harness
+	key, base, err := a.credentials(in.Provider)
 	if err != nil {
 		return nil, err
 	}
@@ -95,17 +98,19 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 	stop := a.keepHeartbeating(ctx)
 	defer stop()
 	var ans harness.Answer
-	switch in.Provider.WireAPI {
-	case WireResponses, "":
-		ans, err = streamResponses(ctx, client, req)
+	switch route.Wire {
+	case WireResponses:
+		ans, err = streamResponses(ctx, a.openaiClient(in.Provider, base, key), req)
 	case WireChat:
-		ans, err = streamChat(ctx, client, req)
-	default:
-		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("wire_api %q of provider %q is not supported here (use responses or chat)", in.Provider.WireAPI, in.Provider.ID), ErrTypeConfig, nil)
+		ans, err = streamChat(ctx, a.openaiClient(in.Provider, base, key), req)
+	case WireMessages:
+		ans, err = streamMessages(ctx, a.anthropicClient(in.Provider, base, key), req)
 	}
 	if err != nil {
 		return nil, classify(in.Provider, err)
+	}
+	if f, ok := h.(harness.Finisher); ok {
+		ans = f.Finish(conv, ans, fmt.Sprintf("text-%s-%d", in.TurnID, in.Step))
 	}
 	all := append(append([]harness.Entry{}, in.Append...), ans.Entries...)
 	ref, err := a.Store.Append(refs, all)
@@ -119,7 +124,7 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 		}
 	}
 	for _, c := range ans.ToolCalls() {
-		out.Calls = append(out.Calls, DecodedCall{Call: c, Inv: h.Decode(c)})
+		out.Calls = append(out.Calls, DecodedCall{Call: c, Inv: decode(h, c)})
 	}
 	if err := checkPayload(out); err != nil {
 		return nil, err
@@ -146,6 +151,17 @@ func checkPayload(v any) error {
 	return nil
 }
 
+// decode maps a call onto a core tool; a harness that panics on strange
+// input costs the model one tool error, not the turn.
+func decode(h harness.Harness, c harness.ToolCall) (inv harness.Invocation) {
+	defer func() {
+		if r := recover(); r != nil {
+			inv = harness.Invocation{Tool: c.Name, Error: fmt.Sprintf("could not decode the call: %v", r)}
+		}
+	}()
+	return h.Decode(c)
+}
+
 func (a *Activities) getenv(k string) string {
 	if a.Getenv != nil {
 		return a.Getenv(k)
@@ -153,23 +169,29 @@ func (a *Activities) getenv(k string) string {
 	return os.Getenv(k)
 }
 
-func (a *Activities) openaiClient(p ProviderSpec) (openai.Client, error) {
-	base := p.BaseURL
+// credentials finds a provider's base URL and API key (from the worker's
+// environment, by the variable's name).
+func (a *Activities) credentials(p ProviderSpec) (key, base string, err error) {
+	base = p.BaseURL
 	if p.ID == "demo" && base == "" {
 		base = a.DemoBaseURL
 	}
 	if base == "" {
-		return openai.Client{}, temporal.NewNonRetryableApplicationError(
+		return "", "", temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("provider %q has no base_url", p.ID), ErrTypeConfig, nil)
 	}
-	key := "unused"
+	key = "unused"
 	if p.EnvKey != "" {
 		key = a.getenv(p.EnvKey)
 		if key == "" {
-			return openai.Client{}, temporal.NewNonRetryableApplicationError(
+			return "", "", temporal.NewNonRetryableApplicationError(
 				fmt.Sprintf("%s is not set: provider %q needs an API key in the worker's environment", p.EnvKey, p.ID), ErrTypeConfig, nil)
 		}
 	}
+	return key, base, nil
+}
+
+func (a *Activities) openaiClient(p ProviderSpec, base, key string) openai.Client {
 	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithAPIKey(key),
@@ -182,7 +204,23 @@ func (a *Activities) openaiClient(p ProviderSpec) (openai.Client, error) {
 	for k, v := range p.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
-	return openai.NewClient(opts...), nil
+	return openai.NewClient(opts...)
+}
+
+func (a *Activities) anthropicClient(p ProviderSpec, base, key string) anthropic.Client {
+	opts := []anthropicoption.RequestOption{
+		anthropicoption.WithBaseURL(base),
+		anthropicoption.WithAPIKey(key),
+		// Temporal's retry policy decides; the SDK must not retry on its own.
+		anthropicoption.WithMaxRetries(0),
+	}
+	if a.HTTPClient != nil {
+		opts = append(opts, anthropicoption.WithHTTPClient(a.HTTPClient))
+	}
+	for k, v := range p.Headers {
+		opts = append(opts, anthropicoption.WithHeader(k, v))
+	}
+	return anthropic.NewClient(opts...)
 }
 
 // keepHeartbeating heartbeats on a ticker until stop is called, so a model
@@ -217,19 +255,44 @@ func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
 // non-retryable application error that fails the turn with the provider's
 // message.
 func classify(p ProviderSpec, err error) error {
+	status, msg := 0, ""
 	var apiErr *openai.Error
-	if errors.As(err, &apiErr) {
-		msg := apiErr.Message
-		if msg == "" {
-			msg = http.StatusText(apiErr.StatusCode)
-		}
-		text := fmt.Sprintf("provider %s answered %d: %s", p.ID, apiErr.StatusCode, msg)
-		switch {
-		case apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode >= 500 || apiErr.StatusCode == http.StatusRequestTimeout:
-			return temporal.NewApplicationError(text, ErrTypeProvider)
-		default:
-			return temporal.NewNonRetryableApplicationError(text, ErrTypeProvider, nil)
-		}
+	var antErr *anthropic.Error
+	switch {
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.StatusCode, apiErr.Message
+	case errors.As(err, &antErr):
+		status, msg = antErr.StatusCode, anthropicMessage(antErr)
+	default:
+		return fmt.Errorf("calling provider %s: %w", p.ID, err)
 	}
-	return fmt.Errorf("calling provider %s: %w", p.ID, err)
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	text := fmt.Sprintf("provider %s answered %d: %s", p.ID, status, msg)
+	switch {
+	case status < 400:
+		// An error event in the middle of a stream that began well
+		// (overloaded, ...): the answer is cut off, so try again.
+		return temporal.NewApplicationError(fmt.Sprintf("provider %s broke off its answer: %s", p.ID, msg), ErrTypeProvider)
+	case status == http.StatusTooManyRequests || status >= 500 || status == http.StatusRequestTimeout:
+		return temporal.NewApplicationError(text, ErrTypeProvider)
+	default:
+		return temporal.NewNonRetryableApplicationError(text, ErrTypeProvider, nil)
+	}
+}
+
+// anthropicMessage digs the message out of an Anthropic error body
+// ({"type":"error","error":{"type":...,"message":...}}).
+func anthropicMessage(e *anthropic.Error) string {
+	var body struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(e.RawJSON()), &body) == nil && body.Error.Message != "" {
+		return body.Error.Message
+	}
+	return ""
 }

@@ -2,8 +2,12 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
 	"go.temporal.io/sdk/activity"
 
@@ -52,12 +56,21 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 	defer stream.Close()
 	acc := openai.ChatCompletionAccumulator{}
 	finished := false
+	var reasoning strings.Builder
 	for stream.Next() {
 		chunk := stream.Current()
 		acc.AddChunk(chunk)
 		for _, ch := range chunk.Choices {
 			if ch.FinishReason != "" {
 				finished = true
+			}
+			// Thinking models behind chat APIs (Kimi, DeepSeek, Qwen)
+			// stream their reasoning as reasoning_content.
+			if f, ok := ch.Delta.JSON.ExtraFields["reasoning_content"]; ok && f.Raw() != "" {
+				var piece string
+				if json.Unmarshal([]byte(f.Raw()), &piece) == nil {
+					reasoning.WriteString(piece)
+				}
 			}
 		}
 		heartbeat(ctx)
@@ -68,5 +81,29 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 	if !finished {
 		return harness.Answer{}, errIncompleteStream
 	}
-	return harness.ParseChat(acc.ChatCompletion), nil
+	return harness.ParseChat(acc.ChatCompletion, reasoning.String()), nil
+}
+
+func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request) (harness.Answer, error) {
+	stream := c.Messages.NewStreaming(ctx, harness.RenderMessages(req))
+	defer stream.Close()
+	var msg anthropic.Message
+	stopped := false
+	for stream.Next() {
+		ev := stream.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return harness.Answer{}, fmt.Errorf("reading the stream: %w", err)
+		}
+		if ev.Type == "message_stop" {
+			stopped = true
+		}
+		heartbeat(ctx)
+	}
+	if err := stream.Err(); err != nil {
+		return harness.Answer{}, err
+	}
+	if !stopped {
+		return harness.Answer{}, errIncompleteStream
+	}
+	return harness.ParseMessage(msg), nil
 }

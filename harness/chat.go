@@ -5,11 +5,29 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 )
 
-// RenderChat builds an OpenAI Chat Completions request. Consecutive tool
-// calls are folded into one assistant message, as the API expects.
+// ChatShaper is implemented by harnesses that adjust the chat request
+// beyond the defaults (a max_tokens of their own, a tool message shape).
+type ChatShaper interface {
+	ShapeChat(p *openai.ChatCompletionNewParams)
+}
+
+// RenderChat builds an OpenAI Chat Completions request. An assistant's text
+// and the tool calls that follow it are one assistant message, as the API
+// expects. Text-loop harnesses get no tools: their tool outputs are user
+// messages.
 func RenderChat(r Request) openai.ChatCompletionNewParams {
+	info := r.Harness.Info()
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(r.Harness.Instructions(r.Env))}
 	var pending *openai.ChatCompletionAssistantMessageParam
+	reasoning := ""
+	open := func() *openai.ChatCompletionAssistantMessageParam {
+		m := &openai.ChatCompletionAssistantMessageParam{}
+		if info.ReasoningContent && reasoning != "" {
+			m.SetExtraFields(map[string]any{"reasoning_content": reasoning})
+		}
+		reasoning = ""
+		return m
+	}
 	flush := func() {
 		if pending != nil {
 			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: pending})
@@ -20,14 +38,20 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 		switch e.Kind {
 		case KindUser:
 			flush()
+			reasoning = ""
 			msgs = append(msgs, openai.UserMessage(e.Text))
+		case KindReasoning:
+			reasoning += e.Text
 		case KindAssistant:
 			flush()
-			pending = &openai.ChatCompletionAssistantMessageParam{}
+			pending = open()
 			pending.Content.OfString = openai.String(e.Text)
 		case KindToolCall:
+			if info.TextLoop {
+				continue
+			}
 			if pending == nil {
-				pending = &openai.ChatCompletionAssistantMessageParam{}
+				pending = open()
 			}
 			pending.ToolCalls = append(pending.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
@@ -37,7 +61,11 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 			})
 		case KindToolOutput:
 			flush()
-			msgs = append(msgs, openai.ToolMessage(e.Text, e.CallID))
+			if info.TextLoop {
+				msgs = append(msgs, openai.UserMessage(OutputText(r.Harness, e)))
+				continue
+			}
+			msgs = append(msgs, openai.ToolMessage(OutputText(r.Harness, e), e.CallID))
 		}
 	}
 	flush()
@@ -46,19 +74,28 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 		Messages:      msgs,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
-	for _, t := range r.Harness.Tools() {
-		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(t.Parameters),
-		}))
+	if !info.TextLoop {
+		for _, t := range r.Harness.Tools() {
+			p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+				Name:        t.Name,
+				Description: openai.String(t.Description),
+				Parameters:  shared.FunctionParameters(t.Parameters),
+			}))
+		}
+	}
+	if s, ok := r.Harness.(ChatShaper); ok {
+		s.ShapeChat(&p)
 	}
 	return p
 }
 
-// ParseChat reads a complete (or accumulated) chat completion.
-func ParseChat(c openai.ChatCompletion) Answer {
+// ParseChat reads a complete (or accumulated) chat completion. reasoning is
+// the reasoning_content the stream carried (the accumulator drops it).
+func ParseChat(c openai.ChatCompletion, reasoning string) Answer {
 	var a Answer
+	if reasoning != "" {
+		a.Entries = append(a.Entries, Entry{Kind: KindReasoning, Text: reasoning})
+	}
 	if len(c.Choices) > 0 {
 		m := c.Choices[0].Message
 		if m.Content != "" || m.Refusal != "" {

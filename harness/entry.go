@@ -24,6 +24,17 @@ type Entry struct {
 	Arguments string `json:"arguments,omitempty"`
 	// ID is the provider's own item id (reasoning items need it back).
 	ID string `json:"id,omitempty"`
+	// Signature is the provider's signature of a reasoning entry (Anthropic
+	// thinking blocks must be sent back with it); Redacted holds the opaque
+	// data of a redacted thinking block.
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"`
+	// Error marks a tool output that reports a failure to run the tool
+	// (bad arguments, unknown tool), which some wire formats flag.
+	Error bool `json:"error,omitempty"`
+	// Context marks an entry the harness added (start-up context), not
+	// typed by the user or written by the model.
+	Context bool `json:"context,omitempty"`
 }
 
 // ToolCall is a tool call the model asked for, as it appeared on the wire.

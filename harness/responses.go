@@ -21,6 +21,7 @@ type Request struct {
 
 // RenderResponses builds an OpenAI Responses API request.
 func RenderResponses(r Request) responses.ResponseNewParams {
+	info := r.Harness.Info()
 	items := make(responses.ResponseInputParam, 0, len(r.Conversation))
 	for _, e := range r.Conversation {
 		switch e.Kind {
@@ -29,9 +30,16 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 		case KindAssistant:
 			items = append(items, responses.ResponseInputItemParamOfMessage(e.Text, responses.EasyInputMessageRoleAssistant))
 		case KindToolCall:
+			if info.TextLoop {
+				continue // the command is in the assistant text already
+			}
 			items = append(items, responses.ResponseInputItemParamOfFunctionCall(e.Arguments, e.CallID, e.Name))
 		case KindToolOutput:
-			out := responses.ResponseInputItemParamOfFunctionCallOutput(e.Text)
+			if info.TextLoop {
+				items = append(items, responses.ResponseInputItemParamOfMessage(OutputText(r.Harness, e), responses.EasyInputMessageRoleUser))
+				continue
+			}
+			out := responses.ResponseInputItemParamOfFunctionCallOutput(OutputText(r.Harness, e))
 			out.OfFunctionCallOutput.CallID = openai.String(e.CallID)
 			items = append(items, out)
 		case KindReasoning:
@@ -40,16 +48,20 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 		}
 	}
 	p := responses.ResponseNewParams{
-		Model:             r.Model,
-		Input:             responses.ResponseNewParamsInputUnion{OfInputItemList: items},
-		Instructions:      openai.String(r.Harness.Instructions(r.Env)),
-		Store:             openai.Bool(false),
-		ParallelToolCalls: openai.Bool(false),
+		Model:        r.Model,
+		Input:        responses.ResponseNewParamsInputUnion{OfInputItemList: items},
+		Instructions: openai.String(r.Harness.Instructions(r.Env)),
+		Store:        openai.Bool(false),
 	}
 	if r.CacheKey != "" {
 		p.PromptCacheKey = openai.String(r.CacheKey)
 	}
-	for _, t := range r.Harness.Tools() {
+	tools := r.Harness.Tools()
+	if info.TextLoop || len(tools) == 0 {
+		return p
+	}
+	p.ParallelToolCalls = openai.Bool(false)
+	for _, t := range tools {
 		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
 			Name:        t.Name,
 			Description: openai.String(t.Description),
@@ -58,6 +70,14 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 		}})
 	}
 	return p
+}
+
+// OutputText is a tool output as harness h shows it to the model.
+func OutputText(h Harness, e Entry) string {
+	if f, ok := h.(OutputFormatter); ok {
+		return f.FormatOutput(e)
+	}
+	return e.Text
 }
 
 // responseBody is the part of a Responses API response object we read.

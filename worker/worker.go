@@ -1,6 +1,7 @@
 // Package worker builds the Temporal workers of this product: the shared
 // queue (thread and turn workflows, model calls) and a workspace host's own
-// queue (shell commands and patches, which must run where the files are).
+// queue (shell commands, patches and file tools, which must run where the
+// files are).
 package worker
 
 import (
@@ -50,6 +51,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.ApplyPatch)
+	host.RegisterActivity(o.Activities.FileTool)
 	if err := host.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)
 	}

@@ -64,16 +64,18 @@ const (
 
 // ThreadConfig is what a thread runs with; later turns may override parts.
 type ThreadConfig struct {
-	Model                 string                  `json:"model"`
-	Provider              activities.ProviderSpec `json:"provider"`
-	Harness               string                  `json:"harness"`
-	Cwd                   string                  `json:"cwd"`
-	SandboxMode           string                  `json:"sandbox_mode"`
-	ApprovalPolicy        string                  `json:"approval_policy"`
-	BaseInstructions      string                  `json:"base_instructions,omitempty"`
-	DeveloperInstructions string                  `json:"developer_instructions,omitempty"`
-	MaxSteps              int                     `json:"max_steps"`
-	TurnTimeout           time.Duration           `json:"turn_timeout"`
+	Model    string                  `json:"model"`
+	Provider activities.ProviderSpec `json:"provider"`
+	Harness  string                  `json:"harness"`
+	// NoHarnessGuidance turns harness_guidance off (it is on by default).
+	NoHarnessGuidance     bool          `json:"no_harness_guidance,omitempty"`
+	Cwd                   string        `json:"cwd"`
+	SandboxMode           string        `json:"sandbox_mode"`
+	ApprovalPolicy        string        `json:"approval_policy"`
+	BaseInstructions      string        `json:"base_instructions,omitempty"`
+	DeveloperInstructions string        `json:"developer_instructions,omitempty"`
+	MaxSteps              int           `json:"max_steps"`
+	TurnTimeout           time.Duration `json:"turn_timeout"`
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`

@@ -23,7 +23,9 @@ func (t *turn) runTool(ctx workflow.Context, c activities.DecodedCall) harness.E
 		it := t.newItem(ItemError)
 		it.Message = fmt.Sprintf("tool %s: %s", c.Call.Name, c.Inv.Error)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return reply("error: " + c.Inv.Error)
+		e := reply("error: " + c.Inv.Error)
+		e.Error = true
+		return e
 	}
 	if ctx.Err() != nil {
 		return reply("not run: the turn was interrupted")
@@ -35,6 +37,8 @@ func (t *turn) runTool(ctx workflow.Context, c activities.DecodedCall) harness.E
 		return reply(t.runPatch(ctx, c))
 	case harness.ToolPlan:
 		return reply(t.updatePlan(c))
+	case harness.ToolRead, harness.ToolWrite, harness.ToolEdit, harness.ToolList, harness.ToolGlob, harness.ToolGrep:
+		return t.runFileTool(ctx, c, reply)
 	}
 	return reply(fmt.Sprintf("error: tool %q is not available", c.Call.Name))
 }
@@ -144,6 +148,81 @@ func (t *turn) runPatch(ctx workflow.Context, c activities.DecodedCall) string {
 	}
 	t.log.add(Event{Type: EventItemCompleted, Item: it})
 	return out.Output
+}
+
+// runFileTool runs read, write, edit, list, glob or grep on the workspace
+// host. Reads leave no item; writes and edits are file changes. Every file
+// tool is idempotent (see [activities.Activities.FileTool]), so it is
+// retried.
+func (t *turn) runFileTool(ctx workflow.Context, c activities.DecodedCall, reply func(string) harness.Entry) harness.Entry {
+	cfg := t.in.Config
+	inv := c.Inv
+	changes := inv.Tool == harness.ToolWrite || inv.Tool == harness.ToolEdit
+	var it *Item
+	if changes {
+		it = t.newItem(ItemFileChange)
+		it.Changes = []FileChange{{Path: inv.Path, Kind: "update"}}
+		if cfg.SandboxMode == string(sandbox.ReadOnly) {
+			it.Status = StatusDeclined
+			t.log.add(Event{Type: EventItemCompleted, Item: it})
+			e := reply(fmt.Sprintf("declined: the sandbox is read-only; %s %s was not changed.", inv.Tool, inv.Path))
+			e.Error = true
+			return e
+		}
+		it.Status = StatusInProgress
+		t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           cfg.HostQueue,
+		StartToCloseTimeout: 5 * time.Minute,
+		Summary:             oneLine(inv.Tool+" · "+fileToolSubject(inv), 120),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+	in := activities.FileToolInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: cfg.Cwd, Inv: inv, MaxOutput: cfg.MaxToolOutput}
+	if inv.Tool == harness.ToolRead {
+		in.MaxOutput = 0 // reads have their own, larger bound
+	}
+	var out activities.FileToolOutput
+	if err := workflow.ExecuteActivity(actx, acts.FileTool, in).Get(ctx, &out); err != nil {
+		if it != nil {
+			it.Status = StatusFailed
+			t.log.add(Event{Type: EventItemCompleted, Item: it})
+		}
+		e := reply(fmt.Sprintf("error: %s failed: %s", inv.Tool, rootMessage(err)))
+		e.Error = true
+		return e
+	}
+	if it != nil {
+		if len(out.Changes) > 0 {
+			it.Changes = nil
+			for _, ch := range out.Changes {
+				it.Changes = append(it.Changes, FileChange{Path: ch.Path, Kind: ch.Kind})
+			}
+		}
+		it.Status = StatusCompleted
+		if !out.Success {
+			it.Status = StatusFailed
+		}
+		t.log.add(Event{Type: EventItemCompleted, Item: it})
+	}
+	e := reply(out.Output)
+	e.Error = !out.Success
+	return e
+}
+
+func fileToolSubject(inv harness.Invocation) string {
+	switch inv.Tool {
+	case harness.ToolGlob, harness.ToolGrep:
+		if inv.Path != "" {
+			return inv.Pattern + " in " + inv.Path
+		}
+		return inv.Pattern
+	case harness.ToolList:
+		if inv.Path == "" {
+			return "."
+		}
+	}
+	return inv.Path
 }
 
 func (t *turn) updatePlan(c activities.DecodedCall) string {

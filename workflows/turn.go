@@ -141,7 +141,8 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		ThreadID: t.in.ThreadID, TurnID: t.in.TurnID, Step: t.st.Step,
 		Model: cfg.Model, Provider: cfg.Provider, Harness: cfg.Harness,
 		Env: harness.Env{Cwd: cfg.Cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
-			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions},
+			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions,
+			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance},
 		Transcript: t.st.Transcript, Append: t.st.Pending,
 	}
 	var out activities.ModelOutput

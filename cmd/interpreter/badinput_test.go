@@ -27,6 +27,7 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"unknown wire_api", "[model_providers.x]\nbase_url = \"http://127.0.0.1:1\"\nwire_api = \"grpc\"\n", []string{"exec", "--provider", "x", "hi"}, 2, "wire_api"},
 		{"unknown sandbox mode", "", []string{"exec", "--sandbox", "yolo", "hi"}, 2, "read-only"},
 		{"unknown harness", "", []string{"exec", "--harness", "nope", "--provider", "demo", "hi"}, 2, "unknown harness"},
+		{"harness that does not fit the wire API", "", []string{"exec", "--harness", "claude-code", "--provider", "demo", "hi"}, 2, "harnesses for responses: "},
 		{"missing API key names the variable", "", []string{"exec", "--provider", "openai", "hi"}, 1, "OPENAI_API_KEY is not set"},
 		{"no prompt", "", []string{"exec", "--provider", "demo"}, 2, "no prompt"},
 		{"missing working directory", "", []string{"exec", "--provider", "demo", "-C", "/does/not/exist", "hi"}, 2, "does not exist"},

@@ -21,8 +21,14 @@ func init() { harness.Register(Harness{}) }
 // Harness implements [harness.Harness] for GPT-family models.
 type Harness struct{}
 
-// Name implements [harness.Harness].
-func (Harness) Name() string { return Name }
+// Info implements [harness.Harness].
+func (Harness) Info() harness.Info {
+	return harness.Info{
+		Name:        Name,
+		Description: "OpenAI Codex CLI: shell (argv), apply_patch, update_plan",
+		Wires:       []string{harness.WireResponses, harness.WireChat},
+	}
+}
 
 // Instructions renders the system prompt: the base (or the caller's
 // replacement), the environment, and developer instructions last.
@@ -58,6 +64,7 @@ func (Harness) Tools() []harness.ToolSpec {
 	return []harness.ToolSpec{
 		{
 			Name:        "shell",
+			Core:        harness.ToolShell,
 			Description: "Runs a command and returns its output and exit code. Use [\"bash\", \"-lc\", \"...\"] for shell syntax.",
 			Parameters: map[string]any{
 				"type": "object",
@@ -72,6 +79,7 @@ func (Harness) Tools() []harness.ToolSpec {
 		},
 		{
 			Name:        "apply_patch",
+			Core:        harness.ToolPatch,
 			Description: "Edits files. The input is a patch that starts with `*** Begin Patch` and ends with `*** End Patch`, with `*** Add File: P`, `*** Update File: P` (optional `*** Move to: Q`, then `@@` hunks with space/-/+ prefixed lines) and `*** Delete File: P` sections. Paths are relative to the working directory.",
 			Parameters: map[string]any{
 				"type": "object",
@@ -84,6 +92,7 @@ func (Harness) Tools() []harness.ToolSpec {
 		},
 		{
 			Name:        "update_plan",
+			Core:        harness.ToolPlan,
 			Description: "Records the plan for the task: a short list of steps, each pending, in_progress or completed. At most one step is in_progress.",
 			Parameters: map[string]any{
 				"type": "object",

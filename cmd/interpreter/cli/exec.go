@@ -16,6 +16,7 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/harness"
+	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -29,7 +30,7 @@ type ExecCmd struct {
 	Cd             string   `short:"C" name:"cd" help:"Working directory of the agent." placeholder:"DIR"`
 	Sandbox        string   `short:"s" help:"Sandbox mode: read-only, workspace-write, danger-full-access."`
 	ApprovalPolicy string   `name:"approval-policy" help:"Approval policy: untrusted, on-failure, on-request, never."`
-	Harness        string   `help:"Harness (prompt and tool dialect)."`
+	Harness        string   `help:"Harness: the prompt and tool dialect (see 'interpreter harness list'); default: chosen from the model family."`
 	JSON           bool     `name:"json" aliases:"experimental-json" help:"Print events as JSON lines."`
 	SkipGitCheck   bool     `name:"skip-git-repo-check" help:"Accepted for Codex compatibility (no git check is made)."`
 	OutputSchema   string   `name:"output-schema" help:"JSON Schema file the final message must follow." placeholder:"FILE"`
@@ -209,9 +210,6 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
-	if prov.WireAPI == config.WireMessages {
-		return workflows.ThreadConfig{}, exitf(2, "provider %q uses wire_api %q, which this build does not speak yet (use responses or chat)", cfg.ModelProvider, prov.WireAPI)
-	}
 	if prov.EnvKey != "" && os.Getenv(prov.EnvKey) == "" {
 		return workflows.ThreadConfig{}, exitf(1, "%s is not set: provider %q needs an API key. Export %s, or pick another provider (--provider oss for a local server, --provider demo for the built-in scripted demo)",
 			prov.EnvKey, cfg.ModelProvider, prov.EnvKey)
@@ -230,11 +228,10 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return workflows.ThreadConfig{}, exitf(2, "working directory %s does not exist", cwd)
 	}
-	h := cfg.Harness
-	if h == "" {
-		h = "codex"
-	}
-	if _, err := harness.Lookup(h); err != nil {
+	// The harness is settled before anything is sent: an explicit one must
+	// fit the provider's wire API; without one, the model family decides.
+	route, err := harness.Choose(cfg.Harness, prov.WireAPI, cfg.ModelProvider, prov.BaseURL, model)
+	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
 	headers := map[string]string{}
@@ -245,7 +242,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Model: model,
 		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
-		Harness: h, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
+		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
 	}, nil

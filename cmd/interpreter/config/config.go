@@ -65,8 +65,11 @@ type Config struct {
 	ApprovalPolicy string              `toml:"approval_policy"`
 	SandboxMode    string              `toml:"sandbox_mode"`
 	Harness        string              `toml:"harness"`
-	MaxSteps       int                 `toml:"max_steps"`
-	TurnTimeout    Duration            `toml:"turn_timeout"`
+	// HarnessGuidance adds the reliability block of the harnesses that have
+	// one (kimi-cli, ...); nil means the default, on.
+	HarnessGuidance *bool    `toml:"harness_guidance"`
+	MaxSteps        int      `toml:"max_steps"`
+	TurnTimeout     Duration `toml:"turn_timeout"`
 
 	// Profile is the name of the selected profile ("" for none). Profiles
 	// holds every profile defined; the selected one has already been

@@ -1,0 +1,94 @@
+package workflows
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/harness"
+)
+
+// Reads run on the workspace host and leave no item; edits are file
+// changes; a failed edit is a failed item and a tool error for the model.
+func TestTurnFileTools(t *testing.T) {
+	env := newEnv(t)
+	read := activities.DecodedCall{Call: harness.ToolCall{CallID: "r1", Name: "Read"},
+		Inv: harness.Invocation{Tool: harness.ToolRead, Path: "/work/a.go"}}
+	edit := activities.DecodedCall{Call: harness.ToolCall{CallID: "e1", Name: "Edit"},
+		Inv: harness.Invocation{Tool: harness.ToolEdit, Path: "/work/a.go", Edits: []harness.Edit{{Old: "x", New: "y"}}}}
+	bad := activities.DecodedCall{Call: harness.ToolCall{CallID: "e2", Name: "Edit"},
+		Inv: harness.Invocation{Tool: harness.ToolEdit, Path: "/work/a.go", Edits: []harness.Edit{{Old: "zzz", New: "y"}}}}
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		if n == 1 {
+			return withCalls(n, "", read, edit, bad), nil
+		}
+		return answer(n, "done"), nil
+	}}
+	mockModel(env, model)
+	var got []activities.FileToolInput
+	env.OnActivity(a.FileTool, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FileToolInput) (*activities.FileToolOutput, error) {
+			got = append(got, in)
+			switch in.CallID {
+			case "r1":
+				return &activities.FileToolOutput{Success: true, Output: "     1\tx\n"}, nil
+			case "e1":
+				return &activities.FileToolOutput{Success: true, Output: "Edited a.go",
+					Changes: []activities.FileChange{{Path: "a.go", Kind: "update"}}}, nil
+			}
+			return &activities.FileToolOutput{Output: "error: not found"}, nil
+		})
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
+
+	res := turnResult(t, env)
+	require.Equal(t, StatusCompleted, res.Status)
+	require.Len(t, got, 3)
+	require.Equal(t, "/work", got[0].Cwd)
+	require.Equal(t, "r1", got[0].CallID)
+
+	outs := model.calls()[1].Append
+	require.Equal(t, "     1\tx\n", outs[0].Text)
+	require.False(t, outs[0].Error)
+	require.Equal(t, "Edited a.go", outs[1].Text)
+	require.Equal(t, "error: not found", outs[2].Text)
+	require.True(t, outs[2].Error)
+
+	changes := itemEvents(queryEvents(t, env).Events, ItemFileChange)
+	require.Len(t, changes, 4, "two edits, started and completed; no item for the read")
+	require.Equal(t, StatusCompleted, changes[1].Item.Status)
+	require.Equal(t, []FileChange{{Path: "a.go", Kind: "update"}}, changes[1].Item.Changes)
+	require.Equal(t, StatusFailed, changes[3].Item.Status)
+}
+
+// In a read-only sandbox, writes and edits are declined without running.
+func TestTurnFileToolsReadOnly(t *testing.T) {
+	env := newEnv(t)
+	write := activities.DecodedCall{Call: harness.ToolCall{CallID: "w1", Name: "Write"},
+		Inv: harness.Invocation{Tool: harness.ToolWrite, Path: "a.go", Content: "x"}}
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		if n == 1 {
+			return withCalls(n, "", write), nil
+		}
+		return answer(n, "done"), nil
+	}}
+	mockModel(env, model)
+	ran := 0
+	env.OnActivity(a.FileTool, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FileToolInput) (*activities.FileToolOutput, error) {
+			ran++
+			return &activities.FileToolOutput{Success: true}, nil
+		})
+	cfg := testConfig()
+	cfg.SandboxMode = "read-only"
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
+	require.Equal(t, StatusCompleted, turnResult(t, env).Status)
+	require.Zero(t, ran)
+	out := toolOutput(t, model.calls()[1].Append, "w1")
+	require.Contains(t, out.Text, "read-only")
+	changes := itemEvents(queryEvents(t, env).Events, ItemFileChange)
+	require.Len(t, changes, 1)
+	require.Equal(t, StatusDeclined, changes[0].Item.Status)
+}
