@@ -49,6 +49,7 @@ type root struct {
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
+	Sandbox SandboxCmd `cmd:"" hidden:"" help:"Run a command inside the sandbox (used by workers)."`
 }
 
 // Version is set at build time.
