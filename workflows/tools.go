@@ -138,7 +138,8 @@ func (t *turn) runPatch(ctx workflow.Context, c activities.DecodedCall) string {
 		Summary:             "apply_patch · " + patchSummary(c.Inv.Patch),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
-	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: t.in.Config.Cwd, Patch: c.Inv.Patch}
+	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: t.in.Config.Cwd, Patch: c.Inv.Patch,
+		SandboxMode: t.in.Config.SandboxMode, WritableRoots: t.in.Config.WritableRoots}
 	var out activities.PatchOutput
 	if err := workflow.ExecuteActivity(actx, acts.ApplyPatch, in).Get(ctx, &out); err != nil {
 		it.Status = StatusFailed
