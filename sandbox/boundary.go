@@ -136,14 +136,14 @@ func RunHelperIfRequested() {
 		os.Exit(2)
 	}
 	err = Enter(b, argv)
-	Refuse(b.ReportFD, err)
+	ExitRefused(b.ReportFD, err)
 }
 
-// Refuse reports why the helper did not run the command and exits with
+// ExitRefused reports why the helper did not run the command and exits with
 // [ExitSetupFailed]: on the report descriptor when there is one, and on
 // stderr always. A command that does not exist is not a sandbox failure:
 // it exits 127 like a shell, with the message on stderr only.
-func Refuse(reportFD int, err error) {
+func ExitRefused(reportFD int, err error) {
 	msg := err.Error()
 	if errors.Is(err, ErrCommandNotFound) {
 		fmt.Fprintf(os.Stderr, "%s\n", msg)

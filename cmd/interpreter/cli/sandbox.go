@@ -30,9 +30,9 @@ func (s *SandboxLinuxCmd) Run() error {
 	}
 	mode, err := sandbox.ParseMode(s.Mode)
 	if err != nil {
-		sandbox.Refuse(s.ReportFD, err)
+		sandbox.ExitRefused(s.ReportFD, err)
 	}
 	b := sandbox.Boundary{Mode: mode, WritableRoots: s.WritableRoot, Network: s.Network, Protected: s.Protect, ReportFD: s.ReportFD}
-	sandbox.Refuse(s.ReportFD, sandbox.Enter(b, argv))
+	sandbox.ExitRefused(s.ReportFD, sandbox.Enter(b, argv))
 	return nil
 }
