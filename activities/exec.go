@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // ExecInput is one shell command. The workflow runs it at most once.
@@ -26,6 +28,23 @@ type ExecInput struct {
 	Env       map[string]string `json:"env,omitempty"`
 	// MaxOutput bounds the output kept for the model (head and tail).
 	MaxOutput int `json:"max_output,omitempty"`
+
+	// SandboxMode is read-only, workspace-write or danger-full-access;
+	// empty means workspace-write (fail closed).
+	SandboxMode string `json:"sandbox_mode,omitempty"`
+	// WorkspaceRoot is the thread's working directory, the first writable
+	// root (Cwd may be another directory the model chose); empty means Cwd.
+	WorkspaceRoot string `json:"workspace_root,omitempty"`
+	// WritableRoots are configured extra writable roots.
+	WritableRoots []string `json:"writable_roots,omitempty"`
+	// NetworkAccess lets a workspace-write command use the network.
+	NetworkAccess bool `json:"network_access,omitempty"`
+	// Unsandboxed runs the command without the sandbox: a person approved
+	// exactly that.
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
+	// EnvPolicy filters the worker's environment; nil means the default
+	// (variables that look like secrets are dropped).
+	EnvPolicy *sandbox.EnvPolicy `json:"env_policy,omitempty"`
 }
 
 // ExecOutput is a finished command. A command that fails is a normal
@@ -40,6 +59,15 @@ type ExecOutput struct {
 	FullOutput string `json:"full_output,omitempty"`
 	// StartError says why the command could not start (not found, bad cwd).
 	StartError string `json:"start_error,omitempty"`
+	// Sandboxed is set when the command ran inside the sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
+	// SandboxError says why the sandbox could not be applied; the command
+	// did not run (fail closed).
+	SandboxError string `json:"sandbox_error,omitempty"`
+	// SandboxDenied is set when a sandboxed command failed in a way that
+	// looks like the sandbox stopped it (permission denied, read-only file
+	// system, no network).
+	SandboxDenied bool `json:"sandbox_denied,omitempty"`
 }
 
 // DefaultMaxOutput is how much command output a model sees by default.
@@ -67,9 +95,17 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	}
 	defer logFile.Close()
 	buf := &headTail{max: max}
-	cmd := exec.Command(in.Command[0], in.Command[1:]...)
+	argv, report, err := a.sandboxed(in)
+	if err != nil {
+		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: err.Error(), Output: err.Error()}, nil
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = in.Cwd
-	cmd.Env = os.Environ()
+	policy := sandbox.EnvPolicy{}
+	if in.EnvPolicy != nil {
+		policy = *in.EnvPolicy
+	}
+	cmd.Env = sandbox.FilterEnv(os.Environ(), policy)
 	for k, v := range a.CommandEnv {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -82,9 +118,29 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	// Pdeathsig: a command must not outlive the worker that ran it, or a
 	// crashed worker would leave work going on that nobody accounts for.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var reportR *os.File
+	if report {
+		var reportW *os.File
+		if reportR, reportW, err = os.Pipe(); err != nil {
+			return nil, fmt.Errorf("creating the sandbox report pipe: %w", err)
+		}
+		defer reportR.Close()
+		cmd.ExtraFiles = []*os.File{reportW}
+		defer reportW.Close()
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return &ExecOutput{ExitCode: 127, StartError: err.Error(), Output: err.Error()}, nil
+	}
+	setupErr := make(chan string, 1)
+	if report {
+		cmd.ExtraFiles[0].Close()
+		go func() {
+			b, _ := io.ReadAll(io.LimitReader(reportR, 64<<10))
+			setupErr <- string(b)
+		}()
+	} else {
+		setupErr <- ""
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -126,6 +182,12 @@ loop:
 	default:
 		out.ExitCode = -1
 	}
+	if msg := <-setupErr; msg != "" {
+		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg,
+			DurationMs: out.DurationMs, FullOutput: logPath}, nil
+	}
+	out.Sandboxed = report
+	out.SandboxDenied = report && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
 	if timedOut {
 		out.Output += fmt.Sprintf("\n[command timed out after %d ms]", in.TimeoutMs)
 	}
@@ -133,6 +195,47 @@ loop:
 		return out, ctx.Err()
 	}
 	return out, nil
+}
+
+// sandboxed returns the command line to start: the command itself under
+// danger-full-access or when a person approved running it unsandboxed,
+// otherwise a re-run of our own binary's helper subcommand that applies
+// the boundary first; report says a setup-report pipe goes on fd 3.
+func (a *Activities) sandboxed(in ExecInput) (argv []string, report bool, err error) {
+	mode := sandbox.WorkspaceWrite
+	if in.SandboxMode != "" {
+		if mode, err = sandbox.ParseMode(in.SandboxMode); err != nil {
+			return nil, false, err
+		}
+	}
+	if mode == sandbox.DangerFullAccess || in.Unsandboxed {
+		return in.Command, false, nil
+	}
+	b := sandbox.Boundary{Mode: mode, Network: in.NetworkAccess, ReportFD: 3}
+	if a.Home != "" {
+		b.Protected = []string{a.Home}
+	}
+	if mode == sandbox.WorkspaceWrite {
+		root := in.WorkspaceRoot
+		if root == "" {
+			root = in.Cwd
+		}
+		if b.WritableRoots, err = sandbox.WritableRoots(root, in.WritableRoots, os.TempDir(), "/tmp"); err != nil {
+			return nil, false, fmt.Errorf("cannot apply the workspace-write sandbox: %w", err)
+		}
+	}
+	exe, err := a.executable()
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot apply the %s sandbox: finding our own executable: %w", mode, err)
+	}
+	return sandbox.Transform(exe, in.Command, b), true, nil
+}
+
+func (a *Activities) executable() (string, error) {
+	if a.Executable != "" {
+		return a.Executable, nil
+	}
+	return os.Executable()
 }
 
 func (a *Activities) heartbeatEvery() time.Duration {

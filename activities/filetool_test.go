@@ -12,13 +12,6 @@ import (
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
-func newActs(t *testing.T) *Activities {
-	t.Helper()
-	a, err := New(filepath.Join(t.TempDir(), "store"))
-	require.NoError(t, err)
-	return a
-}
-
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {

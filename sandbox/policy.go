@@ -6,8 +6,6 @@ package sandbox
 
 import (
 	"fmt"
-	"path"
-	"strings"
 )
 
 // Mode is a sandbox mode (what a command can touch).
@@ -54,14 +52,15 @@ type Decision string
 
 // Decisions.
 const (
-	Run Decision = "run"
-	Ask Decision = "ask"
+	Run    Decision = "run"
+	Ask    Decision = "ask"
+	Refuse Decision = "refuse"
 )
 
-// Decide says whether a command runs at once or needs approval first.
-// Under "untrusted" only known-safe (read-only) commands run without
-// asking; the other policies run commands (inside the sandbox, where one
-// is enforced) and ask only on failure or on the model's request.
+// Decide says whether a command runs at once or needs approval first,
+// as the first builds did: under "untrusted" only known-safe (read-only)
+// commands run without asking. Workflows replaying histories of those
+// builds use it; new decisions come from [Assess].
 func Decide(p Policy, argv []string) Decision {
 	if p == Untrusted && !IsKnownSafe(argv) {
 		return Ask
@@ -69,98 +68,57 @@ func Decide(p Policy, argv []string) Decision {
 	return Run
 }
 
-var safeCommands = map[string]bool{
-	"ls": true, "cat": true, "pwd": true, "echo": true, "head": true, "tail": true, "wc": true,
-	"grep": true, "rg": true, "true": true, "false": true, "which": true, "whoami": true,
-	"nl": true, "cut": true, "tr": true, "sort": true, "uniq": true, "stat": true, "file": true,
-	"date": true, "uname": true, "id": true, "basename": true, "dirname": true, "realpath": true,
+// Verdict is the decision about one command before it runs.
+type Verdict struct {
+	Decision Decision
+	// Unsandboxed: the command runs (after approval) without the sandbox.
+	Unsandboxed bool
+	// Reason says why a person is asked, or why the command is refused.
+	Reason string
 }
 
-var safeGit = map[string]bool{"status": true, "log": true, "diff": true, "show": true, "branch": true, "rev-parse": true}
-
-// IsKnownSafe reports whether a command only reads. A `bash -lc` script is
-// safe when every command of its `&&`, `||`, `;` and `|` chain is, with no
-// redirection, substitution or subshell.
-func IsKnownSafe(argv []string) bool {
-	if len(argv) == 3 && (argv[0] == "bash" || argv[0] == "sh" || argv[0] == "zsh") && (argv[1] == "-lc" || argv[1] == "-c") {
-		return scriptIsSafe(argv[2])
+// Assess decides, before a command runs, whether it runs, needs a
+// person's approval, or is refused, from the approval policy, the sandbox
+// mode and whether the model asked to run it without the sandbox
+// (escalate, with a justification). Codex's semantics:
+//
+//   - untrusted: known-safe read-only commands run; everything else asks;
+//   - on-failure: commands run in the sandbox; a sandbox denial asks to
+//     rerun unsandboxed (decided after the run, see [LikelyDenied]);
+//   - on-request: commands run in the sandbox; the model may ask to run
+//     one unsandboxed, which asks;
+//   - never: nothing asks; an escalation request is refused, failures
+//     go back to the model.
+//
+// Known-dangerous commands (rm -rf, git push --force, sudo, ...) ask
+// under every policy but never. An empty policy behaves like never.
+// Under danger-full-access there is no sandbox to leave, so an
+// escalation request changes nothing.
+func Assess(p Policy, m Mode, argv []string, escalate bool, justification string) Verdict {
+	if m == DangerFullAccess {
+		escalate = false
 	}
-	return simpleIsSafe(argv)
-}
-
-func simpleIsSafe(argv []string) bool {
-	if len(argv) == 0 {
-		return false
-	}
-	name := path.Base(argv[0])
-	switch {
-	case safeCommands[name]:
-		return true
-	case name == "git":
-		return len(argv) > 1 && safeGit[argv[1]]
-	case name == "find":
-		for _, a := range argv[1:] {
-			if a == "-exec" || a == "-execdir" || a == "-delete" || a == "-ok" || strings.HasPrefix(a, "-fprint") {
-				return false
-			}
+	if escalate {
+		why := "the model asks to run this command without the sandbox"
+		if justification != "" {
+			why += ": " + justification
 		}
-		return true
-	case name == "sed":
-		return len(argv) > 1 && argv[1] == "-n"
-	}
-	return false
-}
-
-func scriptIsSafe(script string) bool {
-	if strings.ContainsAny(script, "<>`$()\n\\{}") {
-		return false
-	}
-	replacer := strings.NewReplacer("&&", "\x00", "||", "\x00", ";", "\x00", "|", "\x00")
-	for _, part := range strings.Split(replacer.Replace(script), "\x00") {
-		words, ok := splitWords(part)
-		if !ok || !simpleIsSafe(words) {
-			return false
+		switch p {
+		case Untrusted, OnRequest:
+			return Verdict{Decision: Ask, Unsandboxed: true, Reason: why}
+		case Never, "":
+			return Verdict{Decision: Refuse, Reason: "running a command without the sandbox needs a person's approval, and the approval policy is \"never\"; run it inside the sandbox or do without it"}
 		}
+		// on-failure: run it sandboxed; a denial asks then.
 	}
-	return true
-}
-
-// splitWords splits a simple command on blanks, honouring single and
-// double quotes; anything fancier is not a simple command.
-func splitWords(s string) ([]string, bool) {
-	var words []string
-	var cur strings.Builder
-	quote := byte(0)
-	in := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, in = c, true
-		case c == ' ' || c == '\t':
-			if in {
-				words = append(words, cur.String())
-				cur.Reset()
-				in = false
-			}
-		case c == '&' || c == '*' || c == '?' || c == '~':
-			return nil, false
-		default:
-			cur.WriteByte(c)
-			in = true
-		}
+	if p == Never || p == "" {
+		return Verdict{Decision: Run}
 	}
-	if quote != 0 {
-		return nil, false
+	if IsKnownDangerous(argv) {
+		return Verdict{Decision: Ask, Reason: "known-dangerous command"}
 	}
-	if in {
-		words = append(words, cur.String())
+	if p == Untrusted && !IsKnownSafe(argv) {
+		return Verdict{Decision: Ask, Reason: "the approval policy \"untrusted\" asks before any command that is not known to be safe"}
 	}
-	return words, true
+	return Verdict{Decision: Run}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // Message names. Front ends use these with the Temporal client.
@@ -79,6 +80,17 @@ type ThreadConfig struct {
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
+	// WritableRoots are extra directories workspace-write commands may
+	// write under ([sandbox_workspace_write] writable_roots), besides Cwd
+	// and the temp dirs.
+	WritableRoots []string `json:"writable_roots,omitempty"`
+	// NetworkAccess lets workspace-write commands use the network
+	// ([sandbox_workspace_write] network_access).
+	NetworkAccess bool `json:"network_access,omitempty"`
+	// EnvPolicy filters the environment commands see
+	// ([shell_environment_policy]); nil drops variables that look like
+	// secrets.
+	EnvPolicy *sandbox.EnvPolicy `json:"env_policy,omitempty"`
 	// Limits, overridable for tests.
 	MaxToolOutput    int           `json:"max_tool_output,omitempty"`
 	ExecHeartbeat    time.Duration `json:"exec_heartbeat,omitempty"`

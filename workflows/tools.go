@@ -90,7 +90,11 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	in := activities.ExecInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Command: c.Inv.Command,
-		Cwd: it.Cwd, TimeoutMs: c.Inv.TimeoutMs, MaxOutput: cfg.MaxToolOutput}
+		Cwd: it.Cwd, TimeoutMs: c.Inv.TimeoutMs, MaxOutput: cfg.MaxToolOutput,
+		SandboxMode: cfg.SandboxMode, EnvPolicy: cfg.EnvPolicy}
+	if cfg.SandboxMode != string(sandbox.DangerFullAccess) {
+		in.WorkspaceRoot, in.WritableRoots, in.NetworkAccess = cfg.Cwd, cfg.WritableRoots, cfg.NetworkAccess
+	}
 	var out activities.ExecOutput
 	err := workflow.ExecuteActivity(actx, acts.Exec, in).Get(ctx, &out)
 	switch {
@@ -110,6 +114,12 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 		it.AggregatedOutput = rootMessage(err)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return "error: could not run the command: " + rootMessage(err)
+	}
+	if out.SandboxError != "" {
+		it.Status = StatusDeclined
+		it.AggregatedOutput = out.SandboxError
+		t.log.add(Event{Type: EventItemCompleted, Item: it})
+		return "refused: the command was NOT run, because the sandbox could not be applied on the workspace host: " + out.SandboxError
 	}
 	exit := out.ExitCode
 	it.ExitCode, it.DurationMs = &exit, out.DurationMs
@@ -132,7 +142,8 @@ func (t *turn) runPatch(ctx workflow.Context, c activities.DecodedCall) string {
 		Summary:             "apply_patch · " + patchSummary(c.Inv.Patch),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 	})
-	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: t.in.Config.Cwd, Patch: c.Inv.Patch}
+	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: t.in.Config.Cwd, Patch: c.Inv.Patch,
+		SandboxMode: t.in.Config.SandboxMode, WritableRoots: t.in.Config.WritableRoots}
 	var out activities.PatchOutput
 	if err := workflow.ExecuteActivity(actx, acts.ApplyPatch, in).Get(ctx, &out); err != nil {
 		it.Status = StatusFailed

@@ -71,7 +71,7 @@ func TestTurnRunsShellThenAnswers(t *testing.T) {
 	execs := exec.calls()
 	require.Len(t, execs, 1)
 	require.Equal(t, activities.ExecInput{ThreadID: testThreadID, CallID: "c1",
-		Command: []string{"bash", "-lc", "ls -la"}, Cwd: "/work", MaxOutput: 4096}, execs[0])
+		Command: []string{"bash", "-lc", "ls -la"}, Cwd: "/work", MaxOutput: 4096, WorkspaceRoot: "/work"}, execs[0])
 
 	// What front ends read.
 	page := queryEvents(t, env)

@@ -164,6 +164,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	}
 	b.demo = demo
 	acts.DemoBaseURL = demo.URL()
+	acts.Home = cfg.Home()
 	host, _ := os.Hostname()
 	w, err := worker.Start(b.client, worker.Options{
 		TaskQueue:  cfg.Temporal.TaskQueue,

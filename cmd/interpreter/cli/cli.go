@@ -51,6 +51,7 @@ type root struct {
 	Version VersionCmd `cmd:"" help:"Print the version."`
 
 	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`
+	Sandbox   SandboxCmd   `cmd:"" hidden:"" help:"Run a command inside the sandbox (used by workers)."`
 }
 
 // Version is set at build time.

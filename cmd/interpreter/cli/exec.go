@@ -17,6 +17,7 @@ import (
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
+	"github.com/interpreter-dev/interpreter/sandbox"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -35,7 +36,7 @@ type ExecCmd struct {
 	SkipGitCheck   bool     `name:"skip-git-repo-check" help:"Accepted for Codex compatibility (no git check is made)."`
 	OutputSchema   string   `name:"output-schema" help:"JSON Schema file the final message must follow." placeholder:"FILE"`
 	Images         []string `short:"i" name:"image" sep:"none" help:"Image file to attach (not sent yet: text-only for now)." placeholder:"FILE"`
-	AddDirs        []string `name:"add-dir" sep:"none" help:"Extra writable directory." placeholder:"DIR"`
+	AddDirs        []string `name:"add-dir" sep:"none" help:"Extra writable directory (workspace-write). Repeatable." placeholder:"DIR"`
 	LastMessage    string   `short:"o" name:"output-last-message" help:"Also write the final message to this file." placeholder:"FILE"`
 	FullAuto       bool     `name:"full-auto" help:"Shorthand for --sandbox workspace-write with approvals on request."`
 	Bypass         bool     `name:"dangerously-bypass-approvals-and-sandbox" help:"No sandbox, no approvals."`
@@ -111,6 +112,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	}
 	tc, err := threadConfig(cfg, e.Cd)
 	if err != nil {
+		return err
+	}
+	if err := addWritableRoots(&tc, e.AddDirs); err != nil {
 		return err
 	}
 	var schemaNote string
@@ -238,14 +242,40 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	for k, v := range prov.HTTPHeaders {
 		headers[k] = v
 	}
-	return workflows.ThreadConfig{
+	tc := workflows.ThreadConfig{
 		Model: model,
 		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
-	}, nil
+		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
+	}
+	env := cfg.ShellEnvironment
+	if env.IgnoreDefaultExcludes || len(env.Exclude)+len(env.IncludeOnly)+len(env.Allow) > 0 {
+		tc.EnvPolicy = &sandbox.EnvPolicy{IgnoreDefaultExcludes: env.IgnoreDefaultExcludes,
+			Exclude: env.Exclude, IncludeOnly: env.IncludeOnly, Allow: env.Allow}
+	}
+	if err := addWritableRoots(&tc, cfg.WorkspaceWrite.WritableRoots); err != nil {
+		return workflows.ThreadConfig{}, err
+	}
+	return tc, nil
+}
+
+// addWritableRoots checks and adds extra writable roots: each must be an
+// existing directory (a typo must not silently change the sandbox).
+func addWritableRoots(tc *workflows.ThreadConfig, dirs []string) error {
+	for _, d := range dirs {
+		abs, err := filepath.Abs(config.ExpandHome(d))
+		if err != nil {
+			return exitf(2, "writable root %q: %v", d, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return exitf(2, "writable root %s does not exist or is not a directory (sandbox_workspace_write.writable_roots / --add-dir)", abs)
+		}
+		tc.WritableRoots = append(tc.WritableRoots, abs)
+	}
+	return nil
 }
 
 // uiURL is where the Web UI of the connected server is: temporal.ui_url,

@@ -20,6 +20,7 @@ package config
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -79,16 +80,66 @@ type Config struct {
 
 	Temporal Temporal `toml:"temporal"`
 
+	WorkspaceWrite   WorkspaceWrite   `toml:"sandbox_workspace_write"`
+	ShellEnvironment ShellEnvironment `toml:"shell_environment_policy"`
+	Approvals        Approvals        `toml:"approvals"`
+
 	// Sections kept as raw TOML trees; their contents are not checked.
-	MCPServers            map[string]map[string]any `toml:"mcp_servers"`
-	Otel                  map[string]any            `toml:"otel"`
-	SandboxWorkspaceWrite map[string]any            `toml:"sandbox_workspace_write"`
-	Approvals             map[string]any            `toml:"approvals"`
-	Memories              map[string]any            `toml:"memories"`
-	Skills                map[string]any            `toml:"skills"`
+	MCPServers map[string]map[string]any `toml:"mcp_servers"`
+	Otel       map[string]any            `toml:"otel"`
+	Memories   map[string]any            `toml:"memories"`
+	Skills     map[string]any            `toml:"skills"`
 
 	home    string
 	unknown []string
+}
+
+// WorkspaceWrite holds [sandbox_workspace_write], as in Codex.
+type WorkspaceWrite struct {
+	// WritableRoots are extra directories commands may write under,
+	// besides the working directory and the temp dirs. Each must exist.
+	WritableRoots []string `toml:"writable_roots"`
+	// NetworkAccess lets workspace-write commands use the network.
+	NetworkAccess bool `toml:"network_access"`
+}
+
+// ShellEnvironment holds [shell_environment_policy]: which of the worker's
+// variables commands see. Patterns are case-insensitive globs. Variables
+// whose names contain KEY, TOKEN, SECRET, PASSWORD, PASSWD or CREDENTIAL
+// are dropped unless ignore_default_excludes is set or allow names them.
+type ShellEnvironment struct {
+	IgnoreDefaultExcludes bool     `toml:"ignore_default_excludes"`
+	Exclude               []string `toml:"exclude"`
+	IncludeOnly           []string `toml:"include_only"`
+	// Allow passes variables even though they look like secrets (ours).
+	Allow []string `toml:"allow"`
+}
+
+// Approval decisions ([approvals] default_decision and `interpreter
+// approve --decision`).
+const (
+	DecisionApprove           = "approve"
+	DecisionApproveForSession = "approve_for_session"
+	DecisionDeny              = "deny"
+	DecisionAbort             = "abort"
+)
+
+// Decisions lists the valid approval decisions.
+var Decisions = []string{DecisionApprove, DecisionApproveForSession, DecisionDeny, DecisionAbort}
+
+// Approvals holds [approvals] (ours): how long an approval waits, what
+// happens then, and how a person is told that something waits.
+type Approvals struct {
+	// Timeout is how long an approval waits for a decision; 0 waits for
+	// as long as the turn lives.
+	Timeout Duration `toml:"timeout"`
+	// DefaultDecision applies when the timeout passes (default deny).
+	DefaultDecision string `toml:"default_decision"`
+	// NotifyCommand runs when an approval is requested, with the request
+	// as JSON in its last argument.
+	NotifyCommand []string `toml:"notify_command"`
+	// WebhookURL receives the request as a JSON POST.
+	WebhookURL string `toml:"webhook_url"`
 }
 
 // Provider describes a model provider (a [model_providers.<id>] table).
@@ -164,6 +215,19 @@ func (c *Config) validate() error {
 		key := "model_providers." + quoteKeyPart(id) + ".wire_api"
 		if err := checkEnum(key, c.ModelProviders[id].WireAPI, WireAPIs); err != nil {
 			return err
+		}
+	}
+	if c.Approvals.DefaultDecision != "" {
+		if err := checkEnum("approvals.default_decision", c.Approvals.DefaultDecision, Decisions); err != nil {
+			return err
+		}
+	}
+	if c.Approvals.Timeout.Duration < 0 {
+		return fmt.Errorf("invalid approvals.timeout %s: must not be negative", c.Approvals.Timeout)
+	}
+	for _, r := range c.WorkspaceWrite.WritableRoots {
+		if !filepath.IsAbs(expandHome(r)) {
+			return fmt.Errorf("invalid sandbox_workspace_write.writable_roots entry %q: must be an absolute path", r)
 		}
 	}
 	if c.MaxSteps < 0 {

@@ -367,7 +367,7 @@ func TestExtraJSONValues(t *testing.T) {
 			"request_max_retries": float64(4),
 			"http_headers":        map[string]any{"X-A": "b"},
 		},
-		"approvals": map[string]any{"list": []any{float64(1), "two", nil}},
+		"memories": map[string]any{"list": []any{float64(1), "two", nil}},
 	}})
 	if c.MaxSteps != 12 || c.TurnTimeout.Duration != 1500*time.Millisecond || c.Model != "" {
 		t.Errorf("max_steps=%d turn_timeout=%v model=%q", c.MaxSteps, c.TurnTimeout, c.Model)
@@ -376,8 +376,8 @@ func TestExtraJSONValues(t *testing.T) {
 	if p.RequestMaxRetries == nil || *p.RequestMaxRetries != 4 || p.HTTPHeaders["X-A"] != "b" || p.EnvKey != "OPENAI_API_KEY" {
 		t.Errorf("openai = %+v", p)
 	}
-	if got := c.Approvals["list"]; !reflect.DeepEqual(got, []any{int64(1), "two"}) {
-		t.Errorf("approvals.list = %#v", got)
+	if got := c.Memories["list"]; !reflect.DeepEqual(got, []any{int64(1), "two"}) {
+		t.Errorf("memories.list = %#v", got)
 	}
 }
 

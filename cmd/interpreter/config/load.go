@@ -324,3 +324,6 @@ func expandHome(p string) string {
 	}
 	return p
 }
+
+// ExpandHome replaces a leading "~" with the user's home directory.
+func ExpandHome(p string) string { return expandHome(p) }

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"github.com/interpreter-dev/interpreter/sandbox"
+)
+
+// SandboxCmd holds the hidden helper the workspace host re-executes to run
+// a command inside the sandbox (see sandbox.Transform).
+type SandboxCmd struct {
+	Linux SandboxLinuxCmd `cmd:"" help:"Run a command inside the Linux sandbox (Landlock, namespaces)."`
+}
+
+// SandboxLinuxCmd is `interpreter sandbox linux --mode M [--writable-root
+// DIR]... [--network] -- CMD ARGS...`.
+type SandboxLinuxCmd struct {
+	Mode         string   `required:"" help:"read-only or workspace-write (danger-full-access runs the command as is)."`
+	WritableRoot []string `name:"writable-root" sep:"none" help:"Directory the command may write under (workspace-write). Repeatable." placeholder:"DIR"`
+	Network      bool     `help:"Allow network access (workspace-write)."`
+	Protect      []string `sep:"none" help:"Path that stays read-only even under a writable root (besides each root's .git). Repeatable." placeholder:"PATH"`
+	ReportFD     int      `name:"report-fd" help:"Write a setup failure to this file descriptor." placeholder:"N"`
+	Command      []string `arg:"" passthrough:"" help:"The command and its arguments, after --."`
+}
+
+// Run enters the sandbox and executes the command; it returns only when
+// the sandbox could not be applied, and then the command did not run.
+func (s *SandboxLinuxCmd) Run() error {
+	argv := s.Command
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	mode, err := sandbox.ParseMode(s.Mode)
+	if err != nil {
+		sandbox.ExitRefused(s.ReportFD, err)
+	}
+	b := sandbox.Boundary{Mode: mode, WritableRoots: s.WritableRoot, Network: s.Network, Protected: s.Protect, ReportFD: s.ReportFD}
+	sandbox.ExitRefused(s.ReportFD, sandbox.Enter(b, argv))
+	return nil
+}
