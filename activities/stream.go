@@ -5,18 +5,12 @@ import (
 	"errors"
 
 	"github.com/openai/openai-go/v3"
-	"go.temporal.io/sdk/activity"
 
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
 var errIncompleteStream = errors.New("stream ended before the response completed")
 
-func heartbeat(ctx context.Context) {
-	if activity.IsActivity(ctx) {
-		activity.RecordHeartbeat(ctx)
-	}
-}
 
 func streamResponses(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
 	stream := c.Responses.NewStreaming(ctx, harness.RenderResponses(req))
@@ -36,7 +30,6 @@ func streamResponses(ctx context.Context, c openai.Client, req harness.Request) 
 		case "error":
 			return harness.Answer{}, errors.New(ev.Message)
 		}
-		heartbeat(ctx)
 	}
 	if err := stream.Err(); err != nil {
 		return harness.Answer{}, err
@@ -60,7 +53,6 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 				finished = true
 			}
 		}
-		heartbeat(ctx)
 	}
 	if err := stream.Err(); err != nil {
 		return harness.Answer{}, err

@@ -247,7 +247,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: h, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
-		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
+		LocalModelCalls: cfg.Temporal.LocalModelCalls != nil && *cfg.Temporal.LocalModelCalls,
 	}, nil
 }
 
