@@ -225,6 +225,8 @@ func (a *Activities) anthropicClient(p ProviderSpec, base, key string) anthropic
 
 // keepHeartbeating heartbeats on a ticker until stop is called, so a model
 // that is slow to send its first byte is not mistaken for a dead worker.
+// Streamed events do not heartbeat: the first heartbeat is a server round
+// trip, which would be most of the cost of a fast call.
 func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}

@@ -9,18 +9,12 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/openai/openai-go/v3"
-	"go.temporal.io/sdk/activity"
 
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
 var errIncompleteStream = errors.New("stream ended before the response completed")
 
-func heartbeat(ctx context.Context) {
-	if activity.IsActivity(ctx) {
-		activity.RecordHeartbeat(ctx)
-	}
-}
 
 func streamResponses(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
 	stream := c.Responses.NewStreaming(ctx, harness.RenderResponses(req))
@@ -40,7 +34,6 @@ func streamResponses(ctx context.Context, c openai.Client, req harness.Request) 
 		case "error":
 			return harness.Answer{}, errors.New(ev.Message)
 		}
-		heartbeat(ctx)
 	}
 	if err := stream.Err(); err != nil {
 		return harness.Answer{}, err
@@ -73,7 +66,6 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 				}
 			}
 		}
-		heartbeat(ctx)
 	}
 	if err := stream.Err(); err != nil {
 		return harness.Answer{}, err
@@ -97,7 +89,6 @@ func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request
 		if ev.Type == "message_stop" {
 			stopped = true
 		}
-		heartbeat(ctx)
 	}
 	if err := stream.Err(); err != nil {
 		return harness.Answer{}, err

@@ -147,6 +147,11 @@ func dynamicConfig() dynamicconfig.StaticClient {
 	dc[dynamicconfig.MakeKey("history.timerProcessorMaxPollRPS")] = 2000
 	dc[dynamicconfig.MakeKey("history.visibilityProcessorMaxPollRPS")] = 2000
 	dc[dynamicconfig.MakeKey("system.enableActivityEagerExecution")] = true
+	// One partition per task queue: with the default four, a task and the
+	// poller waiting for it can sit on different partitions and meet only
+	// after a forward.
+	dc[dynamicconfig.MakeKey("matching.numTaskqueueReadPartitions")] = 1
+	dc[dynamicconfig.MakeKey("matching.numTaskqueueWritePartitions")] = 1
 	dc[dynamicconfig.MakeKey("frontend.namespaceRPS.visibility")] = 1000
 	// Updates that long-poll the event log are many and short-lived.
 	dc[dynamicconfig.MakeKey("history.maxInFlightUpdates")] = 100

@@ -28,9 +28,9 @@ func BenchmarkTurn20EchoSteps(b *testing.B) {
 	w.StartWorker(WorkerOptions{Name: "bench"})
 	ctx := context.Background()
 	cfg := w.Config("")
-	// The default of `interpreter exec`; BENCH_MODEL_ACTIVITY=1 measures
-	// model calls as regular activities.
-	cfg.LocalModelCalls = os.Getenv("BENCH_MODEL_ACTIVITY") != "1"
+	// Regular activities are the default of `interpreter exec`;
+	// BENCH_LOCAL_MODEL_CALLS=1 measures temporal.local_model_calls = true.
+	cfg.LocalModelCalls = os.Getenv("BENCH_LOCAL_MODEL_CALLS") == "1"
 	// Warm up: first workflow and activity tasks, connections, caches.
 	w.RunTurn(ctx, cfg, "warm up")
 	b.ResetTimer()

@@ -248,7 +248,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
-		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
+		LocalModelCalls: cfg.Temporal.LocalModelCalls != nil && *cfg.Temporal.LocalModelCalls,
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
 	}
 	env := cfg.ShellEnvironment

@@ -183,9 +183,11 @@ type Temporal struct {
 	// HostQueue is this workspace host's tool queue. Load fills it with
 	// DefaultHostQueue when unset.
 	HostQueue string `toml:"host_queue"`
-	// LocalModelCalls runs model calls as local activities (default true):
-	// one workflow task less per step. false makes each model call a
-	// regular activity (its own heartbeats and retries in the UI).
+	// LocalModelCalls runs model calls as local activities (default false):
+	// one workflow task less per step, but the turn's events are published
+	// only when the call returns (or the task heartbeats), so it suits fast
+	// models. false: each model call is a regular activity, with heartbeats
+	// and a labelled bar on the UI's timeline.
 	LocalModelCalls *bool `toml:"local_model_calls"`
 	// UIURL is the base URL of the Temporal Web UI, for links printed by
 	// front ends (default: the dev server's http://127.0.0.1:8233 when
