@@ -186,6 +186,7 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "ABC-1", Steps: []fakemodel.Step{{Reasoning: "look first", Shell: "echo app-server-marker"}, {Text: "first turn done"}}},
 		{Match: "continue", Steps: []fakemodel.Step{{Text: "second turn done"}}},
+		{Match: "forked", Steps: []fakemodel.Step{{Text: "fork turn done"}}},
 	}})
 	dev := e.startDev()
 	defer dev.kill()
@@ -246,9 +247,9 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 	if st := noteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("continuation turn %v", st)
 	}
-	last, _ := e.model.Server.LastRequest()
+	req, _ := e.model.Server.LastRequest()
 	for _, want := range []string{"ABC-1", "app-server-marker", "first turn done", "continue with the docs"} {
-		if !strings.Contains(string(last.Body), want) {
+		if !strings.Contains(string(req.Body), want) {
 			t.Errorf("the continuation's model call lacks %q", want)
 		}
 	}
@@ -259,6 +260,36 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 	list, _ := a.call("thread/list", map[string]any{"limit": 10})
 	if data := list["data"].([]any); len(data) == 0 || data[0].(map[string]any)["id"] != id {
 		t.Fatalf("thread/list %v", list)
+	}
+
+	// A fork carries the history into a new thread.
+	fork, notes := a.call("thread/fork", map[string]any{"threadId": id})
+	forkID := fork["thread"].(map[string]any)["id"].(string)
+	if fork["thread"].(map[string]any)["forkedFromId"] != id || forkID == id {
+		t.Fatalf("thread/fork %v", fork)
+	}
+	if n := a.read(30 * time.Second); n["method"] != "thread/started" {
+		t.Fatalf("want thread/started for the fork, got %v (%v)", n, notes)
+	}
+	a.call("turn/start", map[string]any{"threadId": forkID, "input": []any{map[string]any{"type": "text", "text": "forked: go on"}}})
+	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn on the fork: %v", st)
+	}
+	req, _ = e.model.Server.LastRequest()
+	if !strings.Contains(string(req.Body), "second turn done") || !strings.Contains(string(req.Body), "forked: go on") {
+		t.Errorf("the fork's model call lacks the source's history")
+	}
+
+	models, _ := a.call("model/list", map[string]any{})
+	if m := models["data"].([]any); len(m) == 0 || m[0].(map[string]any)["id"] != "fake-model" {
+		t.Fatalf("model/list %v", models)
+	}
+	if cfg, _ := a.call("config/read", map[string]any{}); cfg["config"].(map[string]any)["model_provider"] != "fake" {
+		t.Fatalf("config/read %v", cfg)
+	}
+	out, _ := a.call("command/exec", map[string]any{"command": []string{"sh", "-c", "echo out; echo err >&2; exit 3"}})
+	if out["exitCode"].(float64) != 3 || out["stdout"] != "out\n" || out["stderr"] != "err\n" {
+		t.Fatalf("command/exec %v", out)
 	}
 	t.Logf("thread/start %s (from process start, handshake included), first turn (2 model calls, 1 command) %s", threadStarted, turnTook)
 }

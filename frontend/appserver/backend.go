@@ -36,6 +36,44 @@ type Backend interface {
 	Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error)
 	// Interrupt stops the thread's running turn.
 	Interrupt(ctx context.Context, threadID string) error
+
+	// ForkThread creates a thread that continues from another thread's
+	// history as of its last finished turn, with the settings given
+	// (empty fields keep the source thread's).
+	ForkThread(ctx context.Context, sourceID string, s ThreadSettings) (ThreadInfo, error)
+	// Models lists the models a client may pick, the default first.
+	Models(ctx context.Context) ([]ModelInfo, error)
+	// Config reads the effective configuration as config.toml keys.
+	Config(ctx context.Context) (map[string]any, error)
+	// Exec runs one command outside any turn and returns its outcome.
+	Exec(ctx context.Context, r ExecRequest) (ExecResult, error)
+}
+
+// ModelInfo is one model of model/list.
+type ModelInfo struct {
+	ID          string
+	DisplayName string
+	Provider    string
+	IsDefault   bool
+}
+
+// ExecRequest is command/exec's command.
+type ExecRequest struct {
+	Command []string
+	Cwd     string // absolute
+	// Env overrides the server's environment; a nil value unsets.
+	Env         map[string]*string
+	SandboxMode string
+	Timeout     time.Duration // 0: none
+	// OutputCap bounds each of stdout and stderr (bytes; 0: no bound).
+	OutputCap int
+}
+
+// ExecResult is a finished command.
+type ExecResult struct {
+	ExitCode int
+	Stdout   string
+	Stderr   string
 }
 
 // ThreadSettings are what a client may choose for a new thread; empty
@@ -63,6 +101,8 @@ type ThreadInfo struct {
 	Preview string
 	// View is the thread's state (nil in lists).
 	View *workflows.ThreadView
+	// ForkedFrom names the thread this one was forked from.
+	ForkedFrom string
 }
 
 // ListQuery asks for one page of threads.

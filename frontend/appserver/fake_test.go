@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ type fakeBackend struct {
 	interrupts int
 	// autoEnd, when set, ends every turn started with these events.
 	autoEnd func(turnID string) []workflows.Event
+	execs   []ExecRequest
 }
 
 type fakeThread struct {
@@ -265,4 +267,39 @@ func (b *fakeBackend) Interrupt(_ context.Context, threadID string) error {
 		b.endLocked(t.view.RunningTurn, workflows.StatusInterrupted, "")
 	}
 	return nil
+}
+
+func (b *fakeBackend) ForkThread(ctx context.Context, sourceID string, s ThreadSettings) (ThreadInfo, error) {
+	src, err := b.Thread(ctx, sourceID)
+	if err != nil {
+		return ThreadInfo{}, err
+	}
+	info, err := b.NewThread(ctx, ThreadSettings{Model: orDefault(s.Model, src.Config.Model), Cwd: orDefault(s.Cwd, src.Config.Cwd),
+		ModelProvider: src.Config.Provider.ID, ApprovalPolicy: orDefault(s.ApprovalPolicy, src.Config.ApprovalPolicy),
+		SandboxMode: orDefault(s.SandboxMode, src.Config.SandboxMode)})
+	if err != nil {
+		return info, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[info.ID]
+	t.info.ForkedFrom = sourceID
+	t.info.Preview = src.Preview
+	t.view.Transcript = src.View.Transcript
+	return t.snapshot(), nil
+}
+
+func (b *fakeBackend) Models(context.Context) ([]ModelInfo, error) {
+	return []ModelInfo{{ID: "fake-model", Provider: "fake", IsDefault: true}, {ID: "other", Provider: "fake"}}, nil
+}
+
+func (b *fakeBackend) Config(context.Context) (map[string]any, error) {
+	return map[string]any{"model": "fake-model", "model_provider": "fake", "approval_policy": "on-request", "sandbox_mode": "workspace-write"}, nil
+}
+
+func (b *fakeBackend) Exec(_ context.Context, r ExecRequest) (ExecResult, error) {
+	b.mu.Lock()
+	b.execs = append(b.execs, r)
+	b.mu.Unlock()
+	return ExecResult{ExitCode: 3, Stdout: strings.Join(r.Command, " "), Stderr: "warn"}, nil
 }

@@ -291,6 +291,12 @@ func init() {
 		"thread/list":    (*conn).threadList,
 		"turn/start":     (*conn).turnStart,
 		"turn/interrupt": (*conn).turnInterrupt,
+		"thread/fork":    (*conn).threadFork,
+		"model/list":     (*conn).modelList,
+		"config/read":    (*conn).configRead,
+		"command/exec":   (*conn).commandExec,
+
+		"experimentalFeature/list": (*conn).experimentalFeatureList,
 	}
 }
 

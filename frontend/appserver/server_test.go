@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -369,4 +370,49 @@ func TestParamsErrorsNameTheField(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "`model`") {
 		t.Fatalf("error %v does not name the field", err)
 	}
+}
+
+func TestForkModelsConfigAndExec(t *testing.T) {
+	b := newFakeBackend()
+	c := startClient(t, b)
+	c.initialize()
+	src := c.call("thread/start", map[string]any{"cwd": "/repo", "model": "m1"})["thread"].(map[string]any)["id"].(string)
+	c.read()
+	r, _ := c.response(c.request("turn/start", map[string]any{"threadId": src, "input": []any{map[string]any{"type": "text", "text": "hello"}}}))
+	b.end(r["result"].(map[string]any)["turn"].(map[string]any)["id"].(string), workflows.StatusCompleted, "")
+	c.until("turn/completed")
+
+	fork := c.call("thread/fork", map[string]any{"threadId": src, "model": "m2"})
+	th := fork["thread"].(map[string]any)
+	if th["forkedFromId"] != src || th["id"] == src || fork["model"] != "m2" || fork["cwd"] != "/repo" {
+		t.Fatalf("thread/fork %v", fork)
+	}
+	if n := c.read(); n["method"] != "thread/started" || params(n)["thread"].(map[string]any)["id"] != th["id"] {
+		t.Fatalf("want thread/started for the fork, got %v", n)
+	}
+	wantError(t, c.callErr("thread/fork", map[string]any{"threadId": "nope"}), -32600, "thread not found: nope")
+
+	models := c.call("model/list", map[string]any{})["data"].([]any)
+	if len(models) != 2 || models[0].(map[string]any)["isDefault"] != true {
+		t.Fatalf("model/list %v", models)
+	}
+	c.call("model/list", nil)
+	if cfg := c.call("config/read", map[string]any{})["config"].(map[string]any); cfg["model"] != "fake-model" {
+		t.Fatalf("config/read %v", cfg)
+	}
+	if f := c.call("experimentalFeature/list", map[string]any{})["data"].([]any); len(f) != 0 {
+		t.Fatalf("experimentalFeature/list %v", f)
+	}
+
+	res := c.call("command/exec", map[string]any{"command": []string{"ls", "-la"}, "cwd": "sub", "timeoutMs": 500,
+		"sandboxPolicy": map[string]any{"type": "readOnly"}, "env": map[string]any{"A": "1", "B": nil}})
+	if res["exitCode"].(float64) != 3 || res["stdout"] != "ls -la" || res["stderr"] != "warn" {
+		t.Fatalf("command/exec %v", res)
+	}
+	got := b.execs[0]
+	if got.Cwd != "/work/sub" || got.SandboxMode != "read-only" || got.Timeout != 500*time.Millisecond || got.Env["B"] != nil || *got.Env["A"] != "1" {
+		t.Fatalf("exec request %+v", got)
+	}
+	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{}}), -32600, "command must not be empty")
+	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{"sh"}, "tty": true}), -32600, "not supported")
 }

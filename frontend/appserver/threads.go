@@ -156,8 +156,12 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread
 	if updated.IsZero() || updated.Before(info.CreatedAt) {
 		updated = info.CreatedAt
 	}
+	var forkedFrom *string
+	if info.ForkedFrom != "" {
+		forkedFrom = &info.ForkedFrom
+	}
 	return Thread{
-		ID: info.ID, SessionID: info.ID, Preview: info.Preview,
+		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
 		ModelProvider: info.Config.Provider.ID,
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
 		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
@@ -384,10 +388,7 @@ const defaultListLimit = 25
 // a next cursor remains.
 func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
 	var p listParams
-	if len(strings.TrimSpace(string(raw))) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	if err := decodeParams(raw, &p); err != nil {
+	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
 		return nil, err
 	}
 	q := ListQuery{Limit: defaultListLimit}

@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,14 +67,17 @@ type appBackend struct {
 
 // Memo keys of thread workflows that the app-server lists threads by.
 const (
-	memoTitle     = "title"
-	memoCwd       = "cwd"
-	memoModel     = "model"
-	memoProvider  = "provider"
-	memoCreatedAt = "created_at"
+	memoTitle      = "title"
+	memoCwd        = "cwd"
+	memoModel      = "model"
+	memoProvider   = "provider"
+	memoCreatedAt  = "created_at"
+	memoForkedFrom = "forked_from"
 )
 
-func (a *appBackend) NewThread(ctx context.Context, s appserver.ThreadSettings) (appserver.ThreadInfo, error) {
+// resolve builds a thread's config from the server's configuration and a
+// client's settings.
+func (a *appBackend) resolve(s appserver.ThreadSettings) (workflows.ThreadConfig, *config.Config, error) {
 	var extra []string
 	set := func(k, v string) {
 		if v != "" {
@@ -86,7 +92,7 @@ func (a *appBackend) NewThread(ctx context.Context, s appserver.ThreadSettings) 
 	for _, k := range keys {
 		lit, err := tomlLiteral(s.Config[k])
 		if err != nil {
-			return appserver.ThreadInfo{}, &appserver.SettingsError{Err: fmt.Errorf("config.%s: %v", k, err)}
+			return workflows.ThreadConfig{}, nil, &appserver.SettingsError{Err: fmt.Errorf("config.%s: %v", k, err)}
 		}
 		extra = append(extra, k+"="+lit)
 	}
@@ -96,11 +102,11 @@ func (a *appBackend) NewThread(ctx context.Context, s appserver.ThreadSettings) 
 	set("sandbox_mode", s.SandboxMode)
 	cfg, err := a.g.load(extra)
 	if err != nil {
-		return appserver.ThreadInfo{}, &appserver.SettingsError{Err: err}
+		return workflows.ThreadConfig{}, nil, &appserver.SettingsError{Err: err}
 	}
 	tc, err := threadConfig(cfg, s.Cwd)
 	if err != nil {
-		return appserver.ThreadInfo{}, &appserver.SettingsError{Err: err}
+		return workflows.ThreadConfig{}, nil, &appserver.SettingsError{Err: err}
 	}
 	if s.BaseInstructions != "" {
 		tc.BaseInstructions = s.BaseInstructions
@@ -109,25 +115,119 @@ func (a *appBackend) NewThread(ctx context.Context, s appserver.ThreadSettings) 
 		tc.DeveloperInstructions = s.DeveloperInstructions
 	}
 	tc.SearchAttributes = a.searchAttrs
+	return tc, cfg, nil
+}
+
+func (a *appBackend) NewThread(ctx context.Context, s appserver.ThreadSettings) (appserver.ThreadInfo, error) {
+	tc, _, err := a.resolve(s)
+	if err != nil {
+		return appserver.ThreadInfo{}, err
+	}
+	return a.startThread(ctx, tc, nil, "", "")
+}
+
+// startThread starts a thread workflow with no turn; state, when set,
+// carries a forked thread's history.
+func (a *appBackend) startThread(ctx context.Context, tc workflows.ThreadConfig, state *workflows.ThreadState, forkedFrom, preview string) (appserver.ThreadInfo, error) {
 	id := newThreadID()
 	now := time.Now()
+	summary := "thread (app-server)"
+	memo := map[string]any{memoTitle: preview, memoCwd: tc.Cwd, memoModel: tc.Model, memoProvider: tc.Provider.ID, memoCreatedAt: now.Unix()}
+	if forkedFrom != "" {
+		summary = "thread (app-server) forked from " + forkedFrom
+		memo[memoForkedFrom] = forkedFrom
+	}
 	opts := client.StartWorkflowOptions{
 		ID:                       id,
-		TaskQueue:                cfg.Temporal.TaskQueue,
+		TaskQueue:                a.cfg.Temporal.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-		StaticSummary:            "thread (app-server)",
+		StaticSummary:            summary,
 		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", tc.Model, tc.Provider.ID, tc.Cwd),
-		Memo: map[string]any{memoTitle: "", memoCwd: tc.Cwd, memoModel: tc.Model, memoProvider: tc.Provider.ID,
-			memoCreatedAt: now.Unix()},
+		Memo:                     memo,
 	}
 	if tc.SearchAttributes {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(
 			workflows.SAModel.ValueSet(tc.Model), workflows.SACwd.ValueSet(tc.Cwd), workflows.SALastActivity.ValueSet(now.UTC()))
 	}
-	if _, err := a.b.client.ExecuteWorkflow(ctx, opts, workflows.ThreadWorkflow, workflows.ThreadInput{ThreadID: id, Config: tc}); err != nil {
+	if _, err := a.b.client.ExecuteWorkflow(ctx, opts, workflows.ThreadWorkflow, workflows.ThreadInput{ThreadID: id, Config: tc, State: state}); err != nil {
 		return appserver.ThreadInfo{}, fmt.Errorf("starting thread: %w", err)
 	}
-	return appserver.ThreadInfo{ID: id, Config: tc, CreatedAt: now, UpdatedAt: now}, nil
+	return appserver.ThreadInfo{ID: id, Config: tc, CreatedAt: now, UpdatedAt: now, ForkedFrom: forkedFrom, Preview: preview}, nil
+}
+
+// ForkThread starts a thread whose transcript is the source's (the
+// transcript store is content-addressed, so both share it safely). Tool
+// outputs the source's model has not read yet stay with the source.
+func (a *appBackend) ForkThread(ctx context.Context, sourceID string, s appserver.ThreadSettings) (appserver.ThreadInfo, error) {
+	src, err := a.Thread(ctx, sourceID)
+	if err != nil {
+		return appserver.ThreadInfo{}, err
+	}
+	tc := src.View.Config
+	if s.ModelProvider != "" || len(s.Config) > 0 {
+		if s.Cwd == "" {
+			s.Cwd = tc.Cwd
+		}
+		if tc, _, err = a.resolve(s); err != nil {
+			return appserver.ThreadInfo{}, err
+		}
+	} else {
+		if s.Model != "" {
+			tc.Model = s.Model
+		}
+		if s.Cwd != "" {
+			if st, err := os.Stat(s.Cwd); err != nil || !st.IsDir() {
+				return appserver.ThreadInfo{}, &appserver.SettingsError{Err: fmt.Errorf("working directory %s does not exist", s.Cwd)}
+			}
+			tc.Cwd = s.Cwd
+		}
+		if s.ApprovalPolicy != "" {
+			tc.ApprovalPolicy = s.ApprovalPolicy
+		}
+		if s.SandboxMode != "" {
+			tc.SandboxMode = s.SandboxMode
+		}
+		if s.BaseInstructions != "" {
+			tc.BaseInstructions = s.BaseInstructions
+		}
+		if s.DeveloperInstructions != "" {
+			tc.DeveloperInstructions = s.DeveloperInstructions
+		}
+	}
+	state := &workflows.ThreadState{Config: tc, Transcript: src.View.Transcript, NextTurn: 1}
+	return a.startThread(ctx, tc, state, sourceID, src.Preview)
+}
+
+func (a *appBackend) Models(context.Context) ([]appserver.ModelInfo, error) {
+	prov, err := a.cfg.Provider(a.cfg.ModelProvider)
+	if err != nil {
+		return nil, err
+	}
+	def := a.cfg.Model
+	if def == "" {
+		def = defaultModel(a.cfg.ModelProvider)
+	}
+	models := []appserver.ModelInfo{{ID: def, DisplayName: def, Provider: orDefault(prov.Name, a.cfg.ModelProvider), IsDefault: true}}
+	if d := defaultModel(a.cfg.ModelProvider); d != def {
+		models = append(models, appserver.ModelInfo{ID: d, DisplayName: d, Provider: orDefault(prov.Name, a.cfg.ModelProvider)})
+	}
+	return models, nil
+}
+
+func (a *appBackend) Config(context.Context) (map[string]any, error) {
+	c := a.cfg
+	out := map[string]any{
+		"model_provider":  c.ModelProvider,
+		"approval_policy": orDefault(c.ApprovalPolicy, config.ApprovalOnRequest),
+		"sandbox_mode":    orDefault(c.SandboxMode, config.SandboxWorkspaceWrite),
+		"model":           orDefault(c.Model, defaultModel(c.ModelProvider)),
+		"harness":         orDefault(c.Harness, "codex"),
+		"max_steps":       c.MaxSteps,
+	}
+	if c.TurnTimeout.Duration > 0 {
+		out["turn_timeout"] = c.TurnTimeout.Duration.String()
+	}
+	return out, nil
 }
 
 func (a *appBackend) Thread(ctx context.Context, id string) (appserver.ThreadInfo, error) {
@@ -167,6 +267,7 @@ func (a *appBackend) summary(ctx context.Context, id string, runStart time.Time,
 		return s
 	}
 	info.Preview = str(memoTitle)
+	info.ForkedFrom = str(memoForkedFrom)
 	info.Config.Cwd = str(memoCwd)
 	info.Config.Model = str(memoModel)
 	info.Config.Provider.ID = str(memoProvider)
@@ -348,3 +449,75 @@ func tomlLiteral(v any) (string, error) {
 	}
 	return "", fmt.Errorf("unsupported value %v", v)
 }
+
+// Exec runs command/exec's command in this process, its output captured.
+// The sandbox mode is not enforced here yet: like the commands of turns,
+// it will be once the sandbox helper runs commands.
+func (a *appBackend) Exec(ctx context.Context, r appserver.ExecRequest) (appserver.ExecResult, error) {
+	if st, err := os.Stat(r.Cwd); err != nil || !st.IsDir() {
+		return appserver.ExecResult{}, &appserver.SettingsError{Err: fmt.Errorf("working directory %s does not exist", r.Cwd)}
+	}
+	runCtx := ctx
+	if r.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, r.Timeout)
+		defer cancel()
+	}
+	cmd := exec.Command(r.Command[0], r.Command[1:]...)
+	cmd.Dir = r.Cwd
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := r.Env[k]; !over {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range r.Env {
+		if v != nil {
+			cmd.Env = append(cmd.Env, k+"="+*v)
+		}
+	}
+	stdout, stderr := &cappedBuffer{max: r.OutputCap}, &cappedBuffer{max: r.OutputCap}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return appserver.ExecResult{ExitCode: 127, Stderr: err.Error()}, nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timedOut := false
+	select {
+	case <-done:
+	case <-runCtx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		timedOut = ctx.Err() == nil
+	}
+	res := appserver.ExecResult{ExitCode: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.ExitCode = 128 + int(ws.Signal())
+	}
+	if timedOut {
+		res.ExitCode = 124
+		res.Stderr += fmt.Sprintf("\n[command timed out after %s and was killed]", r.Timeout)
+	}
+	return res, nil
+}
+
+// cappedBuffer keeps the first max bytes written (all when max is 0).
+type cappedBuffer struct {
+	max int
+	buf bytes.Buffer
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.max > 0 {
+		if room := c.max - c.buf.Len(); room < len(p) {
+			p = p[:max(room, 0)]
+		}
+	}
+	c.buf.Write(p)
+	return n, nil
+}
+
+func (c *cappedBuffer) String() string { return c.buf.String() }

@@ -35,6 +35,11 @@ var responses = map[string]string{
 	"turn/start":     "v2/TurnStartResponse",
 	"turn/steer":     "v2/TurnSteerResponse",
 	"turn/interrupt": "v2/TurnInterruptResponse",
+	"model/list":     "v2/ModelListResponse",
+	"config/read":    "v2/ConfigReadResponse",
+	"command/exec":   "v2/CommandExecResponse",
+
+	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 }
 
 // Validator validates messages a server sends.
