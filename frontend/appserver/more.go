@@ -200,3 +200,50 @@ func orEmptyObject(raw json.RawMessage) json.RawMessage {
 	}
 	return raw
 }
+
+type turnSteerParams struct {
+	ThreadID       string          `json:"threadId"`
+	Input          json.RawMessage `json:"input"`
+	ExpectedTurnID string          `json:"expectedTurnId"`
+}
+
+// turnSteer checks a steer as the reference does; adding input to a
+// running turn needs the turn workflow to take it (a signal or update
+// that appends to the turn's pending input), which it does not yet, so a
+// valid steer is refused with a message that says so.
+func (c *conn) turnSteer(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p turnSteerParams
+	if err := decodeParams(raw, &p, "threadId", "input", "expectedTurnId"); err != nil {
+		return nil, err
+	}
+	if _, _, _, err := decodeInput(p.Input); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	switch running := info.View.RunningTurn; {
+	case running == "":
+		return nil, invalidRequest("no active turn to steer")
+	case running != p.ExpectedTurnID:
+		return nil, invalidRequest("expected active turn id `%s` but found `%s`", p.ExpectedTurnID, running)
+	}
+	return nil, invalidRequest("turn/steer is not supported by this server yet: wait for turn/completed (or turn/interrupt) and send turn/start")
+}
+
+// notYet answers methods of the reference whose support needs thread
+// state the workflows do not keep yet (names, archiving).
+func notYet(method, why string) handler {
+	return func(_ *conn, _ json.RawMessage, raw json.RawMessage) (*result, error) {
+		var p struct {
+			ThreadID string `json:"threadId"`
+		}
+		if err := decodeParams(raw, &p, "threadId"); err != nil {
+			return nil, err
+		}
+		return nil, invalidRequest("%s is not supported by this server yet: %s", method, why)
+	}
+}

@@ -297,6 +297,11 @@ func init() {
 		"command/exec":   (*conn).commandExec,
 
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
+		"turn/steer":               (*conn).turnSteer,
+
+		"thread/archive":   notYet("thread/archive", "threads do not record an archived flag"),
+		"thread/unarchive": notYet("thread/unarchive", "threads do not record an archived flag"),
+		"thread/name/set":  notYet("thread/name/set", "threads do not record a name"),
 	}
 }
 
