@@ -365,3 +365,41 @@ func TestAppServerCrashMidTurnResumes(t *testing.T) {
 }
 
 func last(ms []map[string]any) map[string]any { return ms[len(ms)-1] }
+
+// The worker (here with the whole dev server) is SIGKILLed during a model
+// call; after a restart the turn goes on and the same app-server keeps
+// streaming it to the end, each item once.
+func TestAppServerSurvivesWorkerRestart(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "echo first-step"},
+		{DelayMs: 4000, Text: "slow answer arrived"},
+	}}}})
+	dev := e.startDev()
+	a := e.appServer(loadSchema(t))
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second) // thread/started
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "do the thing"}}})
+	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("first-step")) > 0 }, 60*time.Second,
+		"the second model call", func() string { return a.stderr.String() })
+	dev.kill()
+	dev2 := e.startDev()
+	defer dev2.kill()
+	notes := a.until("turn/completed", 120*time.Second)
+	completed := 0
+	seen := map[string]bool{}
+	for _, n := range a.seen {
+		if n["method"] == "item/completed" {
+			it := noteParams(n)["item"].(map[string]any)
+			if seen[it["id"].(string)] {
+				t.Fatalf("item %v completed twice", it)
+			}
+			seen[it["id"].(string)] = true
+			completed++
+		}
+	}
+	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" || completed != 3 {
+		t.Fatalf("turn %v with %d items; seen:\n%v", st, completed, a.seen)
+	}
+}
