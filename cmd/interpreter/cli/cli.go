@@ -48,6 +48,7 @@ type root struct {
 	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
+	App     AppCmd     `cmd:"" name:"app-server" help:"Serve Codex's app-server protocol (JSON-RPC lines) on stdin/stdout."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 
 	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`

@@ -1,0 +1,405 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
+)
+
+// appServer is a running `interpreter app-server` driven over its stdin
+// and stdout, as an orchestrator drives it. Every line it writes is
+// checked against the reference JSON Schema.
+type appServer struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	lines   chan []byte
+	stderr  *syncBuffer
+	schema  *schematest.Validator
+	mu      sync.Mutex
+	methods map[string]string
+	nextID  int
+	seen    []map[string]any
+	done    chan struct{}
+}
+
+func (e *env) appServer(schema *schematest.Validator) *appServer {
+	e.t.Helper()
+	args := append([]string{"app-server"}, e.config()...)
+	args = append(args, "-c", "temporal.embedded=false")
+	a := &appServer{t: e.t, cmd: exec.Command(binary, args...), lines: make(chan []byte, 10000), stderr: &syncBuffer{},
+		schema: schema, methods: map[string]string{}, done: make(chan struct{})}
+	a.cmd.Dir = e.work
+	a.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
+	a.cmd.Stderr = a.stderr
+	var err error
+	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := a.cmd.StdoutPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := a.cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			a.lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(a.lines)
+	}()
+	go func() { _ = a.cmd.Wait(); close(a.done) }()
+	e.t.Cleanup(a.kill)
+	return a
+}
+
+func (a *appServer) kill() {
+	_ = a.cmd.Process.Signal(syscall.SIGKILL)
+	<-a.done
+}
+
+func (a *appServer) send(v any) {
+	a.t.Helper()
+	b, _ := json.Marshal(v)
+	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
+		a.t.Fatalf("writing to app-server: %v\nstderr:\n%s", err, a.stderr)
+	}
+}
+
+func (a *appServer) request(method string, params any) string {
+	a.t.Helper()
+	a.mu.Lock()
+	a.nextID++
+	id := fmt.Sprint(a.nextID)
+	a.methods[id] = method
+	a.mu.Unlock()
+	a.send(map[string]any{"id": a.nextID, "method": method, "params": params})
+	return id
+}
+
+func (a *appServer) read(timeout time.Duration) map[string]any {
+	a.t.Helper()
+	select {
+	case line, ok := <-a.lines:
+		if !ok {
+			a.t.Fatalf("app-server closed stdout\nstderr:\n%s", a.stderr)
+		}
+		if err := a.schema.Line(line, func(id string) string {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			return a.methods[id]
+		}); err != nil {
+			a.t.Fatalf("app-server wrote a message outside the reference schema: %v\n%s", err, line)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			a.t.Fatalf("not JSON: %s", line)
+		}
+		a.seen = append(a.seen, m)
+		return m
+	case <-time.After(timeout):
+		a.t.Fatalf("no message from app-server in %s\nstderr:\n%s", timeout, a.stderr)
+	}
+	return nil
+}
+
+// call sends a request and reads until its response; it returns the
+// result and the notifications read on the way.
+func (a *appServer) call(method string, params any) (map[string]any, []map[string]any) {
+	a.t.Helper()
+	id := a.request(method, params)
+	var notes []map[string]any
+	for {
+		m := a.read(60 * time.Second)
+		if _, ok := m["method"]; ok {
+			notes = append(notes, m)
+			continue
+		}
+		if fmt.Sprint(m["id"]) != id {
+			a.t.Fatalf("unexpected response %v while waiting for %s", m, id)
+		}
+		if m["error"] != nil {
+			a.t.Fatalf("%s failed: %v", method, m["error"])
+		}
+		return m["result"].(map[string]any), notes
+	}
+}
+
+// until reads notifications until one with method.
+func (a *appServer) until(method string, timeout time.Duration) []map[string]any {
+	a.t.Helper()
+	var got []map[string]any
+	for {
+		m := a.read(timeout)
+		got = append(got, m)
+		if m["method"] == method {
+			return got
+		}
+	}
+}
+
+func (a *appServer) handshake() {
+	a.t.Helper()
+	a.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"}, "capabilities": map[string]any{}})
+	a.send(map[string]any{"method": "initialized", "params": map[string]any{}})
+}
+
+func loadSchema(t *testing.T) *schematest.Validator {
+	t.Helper()
+	v, err := schematest.Load()
+	if err != nil {
+		t.Fatalf("loading the reference schema: %v", err)
+	}
+	return v
+}
+
+func noteParams(m map[string]any) map[string]any { return m["params"].(map[string]any) }
+
+func itemsOf(notes []map[string]any, method string) []map[string]any {
+	var items []map[string]any
+	for _, n := range notes {
+		if n["method"] == method {
+			items = append(items, noteParams(n)["item"].(map[string]any))
+		}
+	}
+	return items
+}
+
+// An orchestrator's whole flow against the built binary: handshake, a
+// thread, a turn with Symphony's parameters and its events, then a
+// continuation turn on the same thread that keeps the whole history.
+func TestAppServerOrchestratorFlow(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "ABC-1", Steps: []fakemodel.Step{{Reasoning: "look first", Shell: "echo app-server-marker"}, {Text: "first turn done"}}},
+		{Match: "continue", Steps: []fakemodel.Step{{Text: "second turn done"}}},
+		{Match: "forked", Steps: []fakemodel.Step{{Text: "fork turn done"}}},
+	}})
+	dev := e.startDev()
+	defer dev.kill()
+	schema := loadSchema(t)
+	a := e.appServer(schema)
+	start := time.Now()
+	a.handshake()
+
+	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "never", "sandbox": "workspace-write", "cwd": e.work})
+	threadStarted := time.Since(start)
+	th := res["thread"].(map[string]any)
+	id := th["id"].(string)
+	if res["cwd"] != e.work || res["approvalPolicy"] != "never" || res["sandbox"].(map[string]any)["type"] != "workspaceWrite" {
+		t.Fatalf("thread/start result %v", res)
+	}
+	if n := a.read(30 * time.Second); n["method"] != "thread/started" {
+		t.Fatalf("want thread/started, got %v", n)
+	}
+
+	turnStart := time.Now()
+	res, _ = a.call("turn/start", map[string]any{
+		"threadId": id, "input": []any{map[string]any{"type": "text", "text": "Work on ABC-1: fix the flaky test"}},
+		"cwd": e.work, "title": "ABC-1: Fix the flaky test", "approvalPolicy": "never",
+		"sandboxPolicy": map[string]any{"type": "workspaceWrite", "writableRoots": []string{e.work}, "networkAccess": false},
+	})
+	turn := res["turn"].(map[string]any)
+	if turn["status"] != "inProgress" {
+		t.Fatalf("turn/start result %v", res)
+	}
+	notes := a.until("turn/completed", 90*time.Second)
+	turnTook := time.Since(turnStart)
+	done := noteParams(notes[len(notes)-1])["turn"].(map[string]any)
+	if done["status"] != "completed" || done["id"] != turn["id"] {
+		t.Fatalf("turn/completed %v", done)
+	}
+	if notes[0]["method"] != "thread/status/changed" || notes[1]["method"] != "turn/started" {
+		t.Fatalf("the turn did not begin with thread/status/changed, turn/started: %v", notes[:2])
+	}
+	completed := itemsOf(notes, "item/completed")
+	var types []string
+	for _, it := range completed {
+		types = append(types, it["type"].(string))
+	}
+	if strings.Join(types, ",") != "userMessage,reasoning,commandExecution,agentMessage" {
+		t.Fatalf("completed items %v", types)
+	}
+	cmd := completed[2]
+	if !strings.Contains(cmd["aggregatedOutput"].(string), "app-server-marker") || cmd["exitCode"].(float64) != 0 || cmd["status"] != "completed" {
+		t.Fatalf("command item %v", cmd)
+	}
+	if completed[3]["text"] != "first turn done" {
+		t.Fatalf("final message %v", completed[3])
+	}
+
+	// The continuation turn: same thread, the model sees the whole history.
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "continue with the docs"}}})
+	notes = a.until("turn/completed", 90*time.Second)
+	if st := noteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("continuation turn %v", st)
+	}
+	req, _ := e.model.Server.LastRequest()
+	for _, want := range []string{"ABC-1", "app-server-marker", "first turn done", "continue with the docs"} {
+		if !strings.Contains(string(req.Body), want) {
+			t.Errorf("the continuation's model call lacks %q", want)
+		}
+	}
+	read, _ := a.call("thread/read", map[string]any{"threadId": id, "includeTurns": true})
+	if turns := read["thread"].(map[string]any)["turns"].([]any); len(turns) != 2 {
+		t.Fatalf("thread/read turns %v", turns)
+	}
+	list, _ := a.call("thread/list", map[string]any{"limit": 10})
+	if data := list["data"].([]any); len(data) == 0 || data[0].(map[string]any)["id"] != id {
+		t.Fatalf("thread/list %v", list)
+	}
+
+	// A fork carries the history into a new thread.
+	fork, notes := a.call("thread/fork", map[string]any{"threadId": id})
+	forkID := fork["thread"].(map[string]any)["id"].(string)
+	if fork["thread"].(map[string]any)["forkedFromId"] != id || forkID == id {
+		t.Fatalf("thread/fork %v", fork)
+	}
+	if n := a.read(30 * time.Second); n["method"] != "thread/started" {
+		t.Fatalf("want thread/started for the fork, got %v (%v)", n, notes)
+	}
+	a.call("turn/start", map[string]any{"threadId": forkID, "input": []any{map[string]any{"type": "text", "text": "forked: go on"}}})
+	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn on the fork: %v", st)
+	}
+	req, _ = e.model.Server.LastRequest()
+	if !strings.Contains(string(req.Body), "second turn done") || !strings.Contains(string(req.Body), "forked: go on") {
+		t.Errorf("the fork's model call lacks the source's history")
+	}
+
+	models, _ := a.call("model/list", map[string]any{})
+	if m := models["data"].([]any); len(m) == 0 || m[0].(map[string]any)["id"] != "fake-model" {
+		t.Fatalf("model/list %v", models)
+	}
+	if cfg, _ := a.call("config/read", map[string]any{}); cfg["config"].(map[string]any)["model_provider"] != "fake" {
+		t.Fatalf("config/read %v", cfg)
+	}
+	out, _ := a.call("command/exec", map[string]any{"command": []string{"sh", "-c", "echo out; echo err >&2; exit 3"}})
+	if out["exitCode"].(float64) != 3 || out["stdout"] != "out\n" || out["stderr"] != "err\n" {
+		t.Fatalf("command/exec %v", out)
+	}
+	t.Logf("thread/start %s (from process start, handshake included), first turn (2 model calls, 1 command) %s", threadStarted, turnTook)
+}
+
+// The app-server is SIGKILLed in the middle of a turn, while a command
+// runs; a new app-server process resumes the thread and receives the rest
+// of that turn's events from where the log left off, ending in
+// turn/completed.
+func TestAppServerCrashMidTurnResumes(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "sleep 3; echo before-the-crash"},
+		{Text: "answer after the crash"},
+	}}, {Steps: []fakemodel.Step{{Text: "ok"}}}}})
+	dev := e.startDev()
+	defer dev.kill()
+	schema := loadSchema(t)
+	a := e.appServer(schema)
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second) // thread/started
+	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "long job"}}})
+	turnID := res["turn"].(map[string]any)["id"].(string)
+	for {
+		m := a.read(60 * time.Second)
+		if m["method"] == "item/started" && noteParams(m)["item"].(map[string]any)["type"] == "commandExecution" {
+			break
+		}
+	}
+	a.kill()
+
+	b := e.appServer(schema)
+	b.handshake()
+	res, notes := b.call("thread/resume", map[string]any{"threadId": id})
+	if len(notes) != 0 {
+		t.Fatalf("notifications before the resume response: %v", notes)
+	}
+	th := res["thread"].(map[string]any)
+	if th["status"].(map[string]any)["type"] != "active" {
+		t.Fatalf("resumed thread status %v", th["status"])
+	}
+	turns := th["turns"].([]any)
+	running := turns[len(turns)-1].(map[string]any)
+	items := running["items"].([]any)
+	if running["id"] != turnID || running["status"] != "inProgress" || len(items) != 2 {
+		t.Fatalf("running turn in the resume response: %v", running)
+	}
+	cmd := items[1].(map[string]any)
+	if cmd["type"] != "commandExecution" || cmd["status"] != "inProgress" {
+		t.Fatalf("the command in the resume response: %v", cmd)
+	}
+	rest := b.until("turn/completed", 90*time.Second)
+	var got []string
+	for _, n := range rest {
+		got = append(got, n["method"].(string))
+		if n["method"] == "turn/started" || n["method"] == "item/started" && noteParams(n)["item"].(map[string]any)["id"] == cmd["id"] {
+			t.Fatalf("a notification repeats what the resume response held: %v", n)
+		}
+	}
+	completed := itemsOf(rest, "item/completed")
+	if len(completed) != 2 || completed[0]["id"] != cmd["id"] || !strings.Contains(completed[0]["aggregatedOutput"].(string), "before-the-crash") ||
+		completed[1]["text"] != "answer after the crash" {
+		t.Fatalf("items after the resume: %v\n(notifications %v)", completed, got)
+	}
+	if st := noteParams(rest[len(rest)-1])["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn after the crash: %v", st)
+	}
+	// The thread goes on in the new process.
+	b.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "one more"}}})
+	if st := noteParams(last(b.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn after the resume: %v", st)
+	}
+}
+
+func last(ms []map[string]any) map[string]any { return ms[len(ms)-1] }
+
+// The worker (here with the whole dev server) is SIGKILLed during a model
+// call; after a restart the turn goes on and the same app-server keeps
+// streaming it to the end, each item once.
+func TestAppServerSurvivesWorkerRestart(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "echo first-step"},
+		{DelayMs: 4000, Text: "slow answer arrived"},
+	}}}})
+	dev := e.startDev()
+	a := e.appServer(loadSchema(t))
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second) // thread/started
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "do the thing"}}})
+	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("first-step")) > 0 }, 60*time.Second,
+		"the second model call", func() string { return a.stderr.String() })
+	dev.kill()
+	dev2 := e.startDev()
+	defer dev2.kill()
+	notes := a.until("turn/completed", 120*time.Second)
+	completed := 0
+	seen := map[string]bool{}
+	for _, n := range a.seen {
+		if n["method"] == "item/completed" {
+			it := noteParams(n)["item"].(map[string]any)
+			if seen[it["id"].(string)] {
+				t.Fatalf("item %v completed twice", it)
+			}
+			seen[it["id"].(string)] = true
+			completed++
+		}
+	}
+	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" || completed != 3 {
+		t.Fatalf("turn %v with %d items; seen:\n%v", st, completed, a.seen)
+	}
+}

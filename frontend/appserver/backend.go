@@ -1,0 +1,127 @@
+package appserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// Backend is the durable agent as this server sees it: threads and turns
+// that live in Temporal workflows. The command wires it to a Temporal
+// client; unit tests use an in-memory one.
+//
+// Errors about an unknown thread wrap workflows.ErrThreadNotFound.
+type Backend interface {
+	// NewThread resolves a thread's configuration from the server's own
+	// configuration and the settings a client asked for, and creates the
+	// thread (with no turn yet).
+	NewThread(ctx context.Context, s ThreadSettings) (ThreadInfo, error)
+	// Thread reads one thread, with its view (config, finished turns,
+	// running turn, token totals).
+	Thread(ctx context.Context, threadID string) (ThreadInfo, error)
+	// ListThreads pages through threads, newest first. View is nil in the
+	// results.
+	ListThreads(ctx context.Context, q ListQuery) (ThreadPage, error)
+	// StartTurn sends a turn to a thread; it returns once the thread
+	// accepted it.
+	StartTurn(ctx context.Context, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error)
+	// TurnLog reads what a turn has logged so far, and the prompt it
+	// started with.
+	TurnLog(ctx context.Context, turnID string) (TurnLog, error)
+	// Follow calls fn for every event of a turn after sequence number
+	// after, in order, until the turn ends or ctx is done.
+	Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) error
+	// Outcome waits for a turn's result.
+	Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error)
+	// Interrupt stops the thread's running turn.
+	Interrupt(ctx context.Context, threadID string) error
+
+	// ForkThread creates a thread that continues from another thread's
+	// history as of its last finished turn, with the settings given
+	// (empty fields keep the source thread's).
+	ForkThread(ctx context.Context, sourceID string, s ThreadSettings) (ThreadInfo, error)
+	// Models lists the models a client may pick, the default first.
+	Models(ctx context.Context) ([]ModelInfo, error)
+	// Config reads the effective configuration as config.toml keys.
+	Config(ctx context.Context) (map[string]any, error)
+	// Exec runs one command outside any turn and returns its outcome.
+	Exec(ctx context.Context, r ExecRequest) (ExecResult, error)
+}
+
+// ModelInfo is one model of model/list.
+type ModelInfo struct {
+	ID          string
+	DisplayName string
+	Provider    string
+	IsDefault   bool
+}
+
+// ExecRequest is command/exec's command.
+type ExecRequest struct {
+	Command []string
+	Cwd     string // absolute
+	// Env overrides the server's environment; a nil value unsets.
+	Env         map[string]*string
+	SandboxMode string
+	Timeout     time.Duration // 0: none
+	// OutputCap bounds each of stdout and stderr (bytes; 0: no bound).
+	OutputCap int
+}
+
+// ExecResult is a finished command.
+type ExecResult struct {
+	ExitCode int
+	Stdout   string
+	Stderr   string
+}
+
+// ThreadSettings are what a client may choose for a new thread; empty
+// fields take the server's configuration.
+type ThreadSettings struct {
+	Model                 string
+	ModelProvider         string
+	Cwd                   string // absolute
+	ApprovalPolicy        string // untrusted | on-failure | on-request | never
+	SandboxMode           string // read-only | workspace-write | danger-full-access
+	BaseInstructions      string
+	DeveloperInstructions string
+	// Config are config.toml keys (dotted) and their values, as the
+	// protocol's `config` parameter carries them.
+	Config map[string]any
+}
+
+// ThreadInfo is one thread.
+type ThreadInfo struct {
+	ID        string
+	Config    workflows.ThreadConfig
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	// Preview is the thread's first prompt, if known.
+	Preview string
+	// View is the thread's state (nil in lists).
+	View *workflows.ThreadView
+	// ForkedFrom names the thread this one was forked from.
+	ForkedFrom string
+}
+
+// ListQuery asks for one page of threads.
+type ListQuery struct {
+	Limit  int
+	Cursor string
+}
+
+// ThreadPage is one page of threads; NextCursor is empty on the last.
+type ThreadPage struct {
+	Threads    []ThreadInfo
+	NextCursor string
+}
+
+// TurnLog is what a turn has logged so far.
+type TurnLog struct {
+	Prompt string
+	Events []workflows.Event
+	// Last is the sequence number of the newest event.
+	Last int
+	Done bool
+}

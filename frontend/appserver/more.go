@@ -1,0 +1,249 @@
+package appserver
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+type forkParams struct {
+	threadParams
+	ThreadID string `json:"threadId"`
+}
+
+// threadFork branches a thread: a new thread id whose history is the
+// source's as of its last finished turn (a running turn is left out, as if
+// it had been interrupted first).
+func (c *conn) threadFork(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p forkParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	s, err := c.readThreadParams("thread/fork", &p.threadParams)
+	if err != nil {
+		return nil, err
+	}
+	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.Config}
+	if p.ModelProvider != nil {
+		ts.ModelProvider = *p.ModelProvider
+	}
+	if p.BaseInstructions != nil {
+		ts.BaseInstructions = *p.BaseInstructions
+	}
+	if p.DeveloperInstructions != nil {
+		ts.DeveloperInstructions = *p.DeveloperInstructions
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	if _, err := c.readThread(ctx, p.ThreadID); err != nil {
+		return nil, err
+	}
+	info, err := c.s.backend.ForkThread(ctx, p.ThreadID, ts)
+	if errors.Is(err, workflows.ErrThreadNotFound) {
+		return nil, threadNotFound(p.ThreadID)
+	}
+	if err != nil {
+		return nil, asRequestError(err)
+	}
+	c.subscribe(info.ID)
+	th := c.thread(info, statusIdle, nil)
+	return &result{
+		value: c.threadResponse(th, info.Config),
+		then: func() {
+			c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": th}})
+		},
+	}, nil
+}
+
+// modelList lists the configured models; reasoning effort is not
+// configurable yet, so each model offers the one default effort.
+func (c *conn) modelList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+		Limit  *int    `json:"limit"`
+	}
+	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	models, err := c.s.backend.Models(ctx)
+	if err != nil {
+		return nil, internalError("listing models: %v", err)
+	}
+	data := []map[string]any{}
+	for _, m := range models {
+		data = append(data, map[string]any{
+			"id": m.ID, "model": m.ID, "displayName": orDefault(m.DisplayName, m.ID),
+			"description": "via provider " + m.Provider, "hidden": false, "isDefault": m.IsDefault,
+			"defaultReasoningEffort":    "medium",
+			"supportedReasoningEfforts": []any{map[string]any{"reasoningEffort": "medium", "description": "the provider's default"}},
+			"inputModalities":           []string{"text"},
+			"upgrade":                   nil, "upgradeInfo": nil, "availabilityNux": nil,
+		})
+	}
+	return &result{value: map[string]any{"data": data, "nextCursor": nil}}, nil
+}
+
+func (c *conn) experimentalFeatureList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
+		return nil, err
+	}
+	return &result{value: map[string]any{"data": []any{}, "nextCursor": nil}}, nil
+}
+
+// configRead returns the effective configuration (config.toml with the
+// server's -c overrides); layers are not reported.
+func (c *conn) configRead(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p struct {
+		Cwd           *string `json:"cwd"`
+		IncludeLayers bool    `json:"includeLayers"`
+	}
+	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	cfg, err := c.s.backend.Config(ctx)
+	if err != nil {
+		return nil, internalError("reading the configuration: %v", err)
+	}
+	res := map[string]any{"config": cfg, "origins": map[string]any{}}
+	if p.IncludeLayers {
+		res["layers"] = []any{}
+	}
+	return &result{value: res}, nil
+}
+
+type commandExecParams struct {
+	Command            []string           `json:"command"`
+	Cwd                *string            `json:"cwd"`
+	Env                map[string]*string `json:"env"`
+	SandboxPolicy      json.RawMessage    `json:"sandboxPolicy"`
+	TimeoutMs          *int64             `json:"timeoutMs"`
+	DisableTimeout     bool               `json:"disableTimeout"`
+	OutputBytesCap     *int               `json:"outputBytesCap"`
+	DisableOutputCap   bool               `json:"disableOutputCap"`
+	ProcessID          *string            `json:"processId"`
+	TTY                bool               `json:"tty"`
+	StreamStdin        bool               `json:"streamStdin"`
+	StreamStdoutStderr bool               `json:"streamStdoutStderr"`
+}
+
+// Defaults of command/exec, as the reference documents them.
+const (
+	defaultExecTimeout   = 10 * time.Second
+	defaultExecOutputCap = 1 << 20
+)
+
+// commandExec runs one command outside any turn (buffered: no tty, no
+// streaming). The response comes when the command has exited.
+func (c *conn) commandExec(id json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p commandExecParams
+	if err := decodeParams(raw, &p, "command"); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(p.Command) == 0:
+		return nil, invalidRequest("command must not be empty")
+	case p.TTY || p.StreamStdin || p.StreamStdoutStderr:
+		return nil, invalidRequest("tty, streamStdin and streamStdoutStderr are not supported by this server: command/exec is buffered")
+	case p.DisableTimeout && p.TimeoutMs != nil:
+		return nil, invalidRequest("disableTimeout cannot be combined with timeoutMs")
+	case p.DisableOutputCap && p.OutputBytesCap != nil:
+		return nil, invalidRequest("disableOutputCap cannot be combined with outputBytesCap")
+	}
+	r := ExecRequest{Command: p.Command, Cwd: c.s.opts.Cwd, Env: p.Env, Timeout: defaultExecTimeout, OutputCap: defaultExecOutputCap}
+	if p.Cwd != nil && *p.Cwd != "" {
+		r.Cwd = c.absPath(*p.Cwd)
+	}
+	if isSet(p.SandboxPolicy) {
+		mode, err := sandboxModeOf(p.SandboxPolicy, "sandboxPolicy")
+		if err != nil {
+			return nil, err
+		}
+		r.SandboxMode = mode
+	}
+	switch {
+	case p.DisableTimeout:
+		r.Timeout = 0
+	case p.TimeoutMs != nil:
+		r.Timeout = time.Duration(*p.TimeoutMs) * time.Millisecond
+	}
+	switch {
+	case p.DisableOutputCap:
+		r.OutputCap = 0
+	case p.OutputBytesCap != nil:
+		r.OutputCap = *p.OutputBytesCap
+	}
+	c.background(func() {
+		res, err := c.s.backend.Exec(c.ctx, r)
+		if err != nil {
+			if c.ctx.Err() == nil {
+				c.fail(id, asRequestError(err))
+			}
+			return
+		}
+		c.respond(id, map[string]any{"exitCode": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr})
+	})
+	return nil, nil
+}
+
+func orEmptyObject(raw json.RawMessage) json.RawMessage {
+	if !isSet(raw) {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+type turnSteerParams struct {
+	ThreadID       string          `json:"threadId"`
+	Input          json.RawMessage `json:"input"`
+	ExpectedTurnID string          `json:"expectedTurnId"`
+}
+
+// turnSteer checks a steer as the reference does; adding input to a
+// running turn needs the turn workflow to take it (a signal or update
+// that appends to the turn's pending input), which it does not yet, so a
+// valid steer is refused with a message that says so.
+func (c *conn) turnSteer(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p turnSteerParams
+	if err := decodeParams(raw, &p, "threadId", "input", "expectedTurnId"); err != nil {
+		return nil, err
+	}
+	if _, _, _, err := decodeInput(p.Input); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	switch running := info.View.RunningTurn; {
+	case running == "":
+		return nil, invalidRequest("no active turn to steer")
+	case running != p.ExpectedTurnID:
+		return nil, invalidRequest("expected active turn id `%s` but found `%s`", p.ExpectedTurnID, running)
+	}
+	return nil, invalidRequest("turn/steer is not supported by this server yet: wait for turn/completed (or turn/interrupt) and send turn/start")
+}
+
+// notYet answers methods of the reference whose support needs thread
+// state the workflows do not keep yet (names, archiving).
+func notYet(method, why string) handler {
+	return func(_ *conn, _ json.RawMessage, raw json.RawMessage) (*result, error) {
+		var p struct {
+			ThreadID string `json:"threadId"`
+		}
+		if err := decodeParams(raw, &p, "threadId"); err != nil {
+			return nil, err
+		}
+		return nil, invalidRequest("%s is not supported by this server yet: %s", method, why)
+	}
+}

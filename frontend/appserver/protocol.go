@@ -1,0 +1,298 @@
+package appserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// Shapes of the protocol's messages. Field names, enum values and which
+// fields are null rather than absent follow the reference JSON Schema
+// (`codex app-server generate-json-schema`, Codex 0.140).
+
+// Thread is the protocol's Thread.
+type Thread struct {
+	ID             string       `json:"id"`
+	SessionID      string       `json:"sessionId"`
+	ForkedFromID   *string      `json:"forkedFromId"`
+	ParentThreadID *string      `json:"parentThreadId"`
+	Preview        string       `json:"preview"`
+	Ephemeral      bool         `json:"ephemeral"`
+	ModelProvider  string       `json:"modelProvider"`
+	CreatedAt      int64        `json:"createdAt"`
+	UpdatedAt      int64        `json:"updatedAt"`
+	Status         ThreadStatus `json:"status"`
+	Path           *string      `json:"path"`
+	Cwd            string       `json:"cwd"`
+	CLIVersion     string       `json:"cliVersion"`
+	Source         string       `json:"source"`
+	ThreadSource   *string      `json:"threadSource"`
+	AgentNickname  *string      `json:"agentNickname"`
+	AgentRole      *string      `json:"agentRole"`
+	GitInfo        *struct{}    `json:"gitInfo"`
+	Name           *string      `json:"name"`
+	Turns          []Turn       `json:"turns"`
+}
+
+// ThreadStatus is the protocol's tagged ThreadStatus.
+type ThreadStatus struct {
+	Type        string    `json:"type"`
+	ActiveFlags *[]string `json:"activeFlags,omitempty"`
+}
+
+var (
+	statusIdle        = ThreadStatus{Type: "idle"}
+	statusNotLoaded   = ThreadStatus{Type: "notLoaded"}
+	statusSystemError = ThreadStatus{Type: "systemError"}
+)
+
+func statusActive() ThreadStatus { return ThreadStatus{Type: "active", ActiveFlags: &[]string{}} }
+
+// Turn is the protocol's Turn.
+type Turn struct {
+	ID          string           `json:"id"`
+	Items       []map[string]any `json:"items"`
+	ItemsView   string           `json:"itemsView"`
+	Status      string           `json:"status"`
+	Error       *TurnError       `json:"error"`
+	StartedAt   *int64           `json:"startedAt"`
+	CompletedAt *int64           `json:"completedAt"`
+	DurationMs  *int64           `json:"durationMs"`
+}
+
+// TurnError is the error of a failed turn.
+type TurnError struct {
+	Message           string  `json:"message"`
+	CodexErrorInfo    any     `json:"codexErrorInfo"`
+	AdditionalDetails *string `json:"additionalDetails"`
+}
+
+func turnError(msg string) *TurnError {
+	return &TurnError{Message: msg, CodexErrorInfo: "other"}
+}
+
+// Turn statuses.
+const (
+	turnInProgress  = "inProgress"
+	turnCompleted   = "completed"
+	turnInterrupted = "interrupted"
+	turnFailed      = "failed"
+)
+
+func turnStatus(s string) string {
+	switch s {
+	case workflows.StatusCompleted:
+		return turnCompleted
+	case workflows.StatusInterrupted:
+		return turnInterrupted
+	case workflows.StatusFailed:
+		return turnFailed
+	}
+	return turnInProgress
+}
+
+// itemStatus maps a workflow item status to CommandExecutionStatus /
+// PatchApplyStatus (which have no "interrupted": a command whose outcome
+// is unknown counts as failed).
+func itemStatus(s string) string {
+	switch s {
+	case workflows.StatusCompleted:
+		return "completed"
+	case workflows.StatusDeclined:
+		return "declined"
+	case workflows.StatusFailed, workflows.StatusInterrupted:
+		return "failed"
+	}
+	return "inProgress"
+}
+
+// tokenUsage is the protocol's ThreadTokenUsage.
+type tokenUsage struct {
+	Total              usageBreakdown `json:"total"`
+	Last               usageBreakdown `json:"last"`
+	ModelContextWindow *int64         `json:"modelContextWindow"`
+}
+
+type usageBreakdown struct {
+	TotalTokens           int64 `json:"totalTokens"`
+	InputTokens           int64 `json:"inputTokens"`
+	CachedInputTokens     int64 `json:"cachedInputTokens"`
+	OutputTokens          int64 `json:"outputTokens"`
+	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
+}
+
+func breakdown(in, cached, out, reasoning int64) usageBreakdown {
+	return usageBreakdown{TotalTokens: in + out, InputTokens: in, CachedInputTokens: cached,
+		OutputTokens: out, ReasoningOutputTokens: reasoning}
+}
+
+// sandboxPolicy is the protocol's SandboxPolicy for a sandbox mode.
+func sandboxPolicy(mode, cwd string) map[string]any {
+	switch mode {
+	case "read-only":
+		return map[string]any{"type": "readOnly", "networkAccess": false}
+	case "workspace-write":
+		roots := []string{}
+		if cwd != "" {
+			roots = append(roots, cwd)
+		}
+		return map[string]any{"type": "workspaceWrite", "writableRoots": roots, "networkAccess": false,
+			"excludeTmpdirEnvVar": false, "excludeSlashTmp": false}
+	}
+	return map[string]any{"type": "dangerFullAccess"}
+}
+
+// sandboxModeOf reads a SandboxPolicy (turn/start's sandboxPolicy) as a
+// sandbox mode. Writable roots and network access are not configurable
+// per thread yet: the workspace-write sandbox grants the cwd, and the
+// network follows the sandbox helper's defaults.
+func sandboxModeOf(raw json.RawMessage, field string) (string, error) {
+	var p struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return "", invalidRequest("Invalid request: invalid type: %s for field `%s`, expected a tagged object", jsonKind(raw), field)
+	}
+	if p.Type == nil {
+		return "", invalidRequest("Invalid request: missing field `type` in `%s`", field)
+	}
+	switch *p.Type {
+	case "dangerFullAccess", "externalSandbox":
+		return "danger-full-access", nil
+	case "readOnly":
+		return "read-only", nil
+	case "workspaceWrite":
+		return "workspace-write", nil
+	}
+	return "", invalidRequest("Invalid request: unknown variant `%s` for field `%s`, expected one of `dangerFullAccess`, `readOnly`, `externalSandbox`, `workspaceWrite`", *p.Type, field)
+}
+
+var sandboxModes = []string{"read-only", "workspace-write", "danger-full-access"}
+var approvalPolicies = []string{"untrusted", "on-failure", "on-request", "never"}
+
+// checkSandboxMode validates a SandboxMode value.
+func checkSandboxMode(mode, field string) error {
+	return checkEnum(mode, field, sandboxModes)
+}
+
+// approvalPolicyOf reads an AskForApproval value. The granular form is
+// refused: this server's policies are the four named ones.
+func approvalPolicyOf(raw json.RawMessage, field string) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		if jsonKind(raw) == "object" {
+			return "", invalidRequest("Invalid request: granular approval policies are not supported; `%s` must be one of `untrusted`, `on-failure`, `on-request`, `never`", field)
+		}
+		return "", invalidRequest("Invalid request: invalid type: %s for field `%s`, expected a string", jsonKind(raw), field)
+	}
+	return s, checkEnum(s, field, approvalPolicies)
+}
+
+func checkEnum(v, field string, allowed []string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return invalidRequest("Invalid request: unknown variant `%s` for field `%s`, expected one of `%s`", v, field, strings.Join(allowed, "`, `"))
+}
+
+// userInput is one input item of turn/start: text, image or localImage.
+type userInput struct {
+	Type string `json:"type"`
+	Text string `json:"text,omitempty"`
+	URL  string `json:"url,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// MaxInputChars bounds the text of one turn's input (the reference's
+// limit).
+const MaxInputChars = 1 << 20
+
+// decodeInput reads turn/start's input items and renders them as the
+// prompt the model reads. Images are not sent to models yet: they are
+// named in the prompt, and images reports how many there were.
+func decodeInput(raw json.RawMessage) (items []userInput, prompt string, images int, err error) {
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, "", 0, invalidRequest("Invalid request: invalid type: %s for field `input`, expected an array", jsonKind(raw))
+	}
+	var parts []string
+	chars := 0
+	for i, r := range list {
+		var it userInput
+		if err := json.Unmarshal(r, &it); err != nil {
+			return nil, "", 0, invalidRequest("Invalid request: invalid type: %s for field `input[%d]`, expected an input item", jsonKind(r), i)
+		}
+		switch it.Type {
+		case "text":
+			chars += len([]rune(it.Text))
+			parts = append(parts, it.Text)
+		case "image":
+			if it.URL == "" {
+				return nil, "", 0, invalidRequest("Invalid request: missing field `url` in `input[%d]`", i)
+			}
+			images++
+			parts = append(parts, fmt.Sprintf("[image: %s]", it.URL))
+		case "localImage":
+			if it.Path == "" {
+				return nil, "", 0, invalidRequest("Invalid request: missing field `path` in `input[%d]`", i)
+			}
+			images++
+			parts = append(parts, fmt.Sprintf("[local image: %s]", it.Path))
+		case "":
+			return nil, "", 0, invalidRequest("Invalid request: missing field `type` in `input[%d]`", i)
+		default:
+			return nil, "", 0, invalidRequest("Invalid request: unsupported input item type `%s` in `input[%d]` (supported: text, image, localImage)", it.Type, i)
+		}
+		items = append(items, it)
+	}
+	if chars > MaxInputChars {
+		return nil, "", 0, &rpcError{Code: codeInvalidParams,
+			Message: fmt.Sprintf("Input exceeds the maximum length of %d characters.", MaxInputChars),
+			Data:    map[string]any{"input_error_code": "input_too_large", "max_chars": MaxInputChars, "actual_chars": chars}}
+	}
+	prompt = strings.Join(parts, "\n\n")
+	if strings.TrimSpace(prompt) == "" {
+		return nil, "", 0, invalidRequest("Invalid request: `input` holds no text")
+	}
+	return items, prompt, images, nil
+}
+
+// userContent is a userMessage item's content.
+func userContent(items []userInput) []map[string]any {
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		switch it.Type {
+		case "text":
+			out = append(out, map[string]any{"type": "text", "text": it.Text, "text_elements": []any{}})
+		case "image":
+			out = append(out, map[string]any{"type": "image", "url": it.URL, "detail": nil})
+		case "localImage":
+			out = append(out, map[string]any{"type": "localImage", "path": it.Path, "detail": nil})
+		}
+	}
+	return out
+}
+
+func userMessageItem(turnNumber int, content []map[string]any) map[string]any {
+	return map[string]any{"type": "userMessage", "id": fmt.Sprintf("user_%d", turnNumber), "clientId": nil, "content": content}
+}
+
+// turnNumber reads n from a turn id `<thread>/turn-<n>`.
+func turnNumber(turnID string) int {
+	i := strings.LastIndex(turnID, "/turn-")
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, c := range turnID[i+len("/turn-"):] {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

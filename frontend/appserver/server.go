@@ -1,0 +1,362 @@
+// Package appserver is the app-server front end: Codex's app-server
+// protocol (JSON-RPC without the jsonrpc field, one message per line) over
+// stdin and stdout, as orchestrators such as Symphony drive coding agents.
+//
+// The server holds no state that matters. Threads are thread workflows and
+// turns are turn workflows behind a [Backend]; a turn's notifications are
+// translated from the turn's event log, read from a sequence number. So a
+// new server process continues any thread by id (thread/resume) after the
+// old one died, and receives the rest of a running turn's events.
+package appserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Version is this program's version (userAgent, cliVersion).
+	Version string
+	// Home is the server's home directory, reported as codexHome.
+	Home string
+	// Cwd resolves relative cwd parameters; default: the process's.
+	Cwd string
+	// Log receives diagnostics (never protocol); default: discarded.
+	Log io.Writer
+	// RequestTimeout bounds one request's calls to the backend; default
+	// one minute.
+	RequestTimeout time.Duration
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the app-server protocol over a Backend.
+type Server struct {
+	backend Backend
+	opts    Options
+	log     *slog.Logger
+}
+
+// New returns a server over b.
+func New(b Backend, opts Options) *Server {
+	if opts.Version == "" {
+		opts.Version = "0.0.0"
+	}
+	if opts.Cwd == "" {
+		opts.Cwd, _ = os.Getwd()
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Server{backend: b, opts: opts, log: slog.New(slog.NewTextHandler(opts.Log, nil))}
+}
+
+// Serve serves one client reading requests from in and writing responses
+// and notifications to out, until in ends (running turns go on in their
+// workflows) or ctx is done.
+func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	c := newConn(ctx, s, &lineWriter{w: out})
+	defer func() {
+		cancel()
+		c.wg.Wait()
+	}()
+	lines := make(chan lineOrErr)
+	go readLines(ctx, newLineReader(in, MaxLineBytes), lines)
+	for {
+		var l lineOrErr
+		select {
+		case <-ctx.Done():
+			return nil
+		case l = <-lines:
+		}
+		if l.err != nil {
+			if errors.Is(l.err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("reading stdin: %w", l.err)
+		}
+		if l.tooLong {
+			c.lineTooLong(l.line)
+			continue
+		}
+		c.handleLine(l.line)
+		if err := c.out.failed(); err != nil {
+			return fmt.Errorf("writing stdout: %w", err)
+		}
+	}
+}
+
+type lineOrErr struct {
+	line    []byte
+	tooLong bool
+	err     error
+}
+
+// readLines reads on its own goroutine so that Serve can stop on ctx.
+func readLines(ctx context.Context, r *lineReader, out chan<- lineOrErr) {
+	for {
+		line, tooLong, err := r.next()
+		select {
+		case out <- lineOrErr{line: line, tooLong: tooLong, err: err}:
+		case <-ctx.Done():
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// conn is one client's session: its handshake, the threads it follows,
+// its requests in flight.
+type conn struct {
+	s   *Server
+	ctx context.Context
+	out *lineWriter
+	wg  sync.WaitGroup
+
+	mu           sync.Mutex
+	initialized  bool
+	experimental bool
+	optOut       map[string]bool
+	clientName   string
+	inflight     map[string]bool
+	threads      map[string]*threadState
+}
+
+// threadState is what a connection keeps about a thread it follows.
+type threadState struct {
+	id string
+	// pending are settings from thread/resume that the next turn applies.
+	pending settings
+	// follower follows the running turn, if any.
+	follower *follower
+}
+
+// settings are per-thread overrides a client asked for.
+type settings struct {
+	Model          string
+	Cwd            string
+	SandboxMode    string
+	ApprovalPolicy string
+}
+
+func newConn(ctx context.Context, s *Server, out *lineWriter) *conn {
+	return &conn{s: s, ctx: ctx, out: out, inflight: map[string]bool{}, threads: map[string]*threadState{}}
+}
+
+func (c *conn) logf(format string, args ...any) {
+	c.s.log.Warn(fmt.Sprintf(format, args...))
+}
+
+// notify sends a notification unless the client opted out of its method.
+func (c *conn) notify(n notification) {
+	c.mu.Lock()
+	skip := c.optOut[n.Method]
+	c.mu.Unlock()
+	if skip {
+		return
+	}
+	if err := c.out.write(n); err != nil {
+		c.logf("writing %s: %v", n.Method, err)
+	}
+}
+
+func (c *conn) respond(id json.RawMessage, result any) {
+	c.release(id)
+	if err := c.out.write(response{ID: id, Result: result}); err != nil {
+		c.logf("writing a response: %v", err)
+	}
+}
+
+func (c *conn) fail(id json.RawMessage, err error) {
+	c.release(id)
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	re := asRPCError(err)
+	if re.Code == codeInternal {
+		c.logf("internal error: %s", re.Message)
+	}
+	if werr := c.out.write(errorResponse{ID: id, Error: re}); werr != nil {
+		c.logf("writing an error response: %v", werr)
+	}
+}
+
+func (c *conn) release(id json.RawMessage) {
+	c.mu.Lock()
+	delete(c.inflight, string(id))
+	c.mu.Unlock()
+}
+
+// handleLine serves one line: a request, a notification, or a response to
+// a request of ours. Whatever is wrong with it is answered, and the next
+// line is read.
+func (c *conn) handleLine(line []byte) {
+	if len(trimSpace(line)) == 0 {
+		return
+	}
+	if !json.Valid(line) {
+		c.fail(nil, &rpcError{Code: codeParseError, Message: "Parse error: the line is not valid JSON"})
+		return
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		c.fail(nil, invalidRequest("Invalid request: expected a JSON-RPC message object, got %s", jsonKind(line)))
+		return
+	}
+	switch {
+	case m.Method != nil && m.hasID():
+		c.handleRequest(m.ID, *m.Method, m.Params)
+	case m.Method != nil:
+		c.handleNotification(*m.Method)
+	case m.hasID() && (m.Result != nil || m.Error != nil):
+		c.handleResponse(m.ID)
+	case m.hasID():
+		c.fail(m.ID, invalidRequest("Invalid request: missing field `method`"))
+	default:
+		c.fail(nil, invalidRequest("Invalid request: a message needs a `method` (request or notification) or an `id` with `result` or `error` (response)"))
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}
+
+// lineTooLong answers a line over the size limit: addressed to its request
+// when its id can be read from its first bytes.
+func (c *conn) lineTooLong(head []byte) {
+	id := idOfHead(head)
+	c.logf("dropped a line over %d bytes", MaxLineBytes)
+	c.fail(id, &rpcError{Code: codeInvalidParams,
+		Message: fmt.Sprintf("Input exceeds the maximum line length of %d bytes; the message was dropped.", MaxLineBytes),
+		Data:    map[string]any{"input_error_code": "input_too_large", "max_bytes": MaxLineBytes}})
+}
+
+func (c *conn) handleNotification(method string) {
+	switch method {
+	case "initialized":
+	default:
+		c.logf("ignoring client notification %q", method)
+	}
+}
+
+// handleResponse takes a client's answer to a server request. None are
+// asked yet (approvals and dynamic tools come with their workflow
+// support), so any response is unexpected: the client is told, and the
+// session goes on.
+func (c *conn) handleResponse(id json.RawMessage) {
+	msg := fmt.Sprintf("received a response to request id %s, but this server has no request with that id waiting for an answer; it was ignored", id)
+	c.logf("%s", msg)
+	c.notify(notification{Method: "warning", Params: map[string]any{"threadId": nil, "message": msg}})
+}
+
+// result is what a handler returns: the result to send, and optionally
+// work to start once the response is on the wire (notifications that must
+// follow it).
+type result struct {
+	value any
+	then  func()
+}
+
+// handler serves one method. A handler that returns a nil *result has
+// taken charge of the response (it answers later, from a goroutine).
+type handler func(c *conn, id json.RawMessage, params json.RawMessage) (*result, error)
+
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"thread/start":   (*conn).threadStart,
+		"thread/resume":  (*conn).threadResume,
+		"thread/read":    (*conn).threadRead,
+		"thread/list":    (*conn).threadList,
+		"turn/start":     (*conn).turnStart,
+		"turn/interrupt": (*conn).turnInterrupt,
+		"thread/fork":    (*conn).threadFork,
+		"model/list":     (*conn).modelList,
+		"config/read":    (*conn).configRead,
+		"command/exec":   (*conn).commandExec,
+
+		"experimentalFeature/list": (*conn).experimentalFeatureList,
+		"turn/steer":               (*conn).turnSteer,
+
+		"thread/archive":   notYet("thread/archive", "threads do not record an archived flag"),
+		"thread/unarchive": notYet("thread/unarchive", "threads do not record an archived flag"),
+		"thread/name/set":  notYet("thread/name/set", "threads do not record a name"),
+	}
+}
+
+func (c *conn) handleRequest(id json.RawMessage, method string, params json.RawMessage) {
+	if !validID(id) {
+		c.fail(nil, invalidRequest("Invalid request: `id` must be a string or an integer"))
+		return
+	}
+	c.mu.Lock()
+	if c.inflight[string(id)] {
+		c.mu.Unlock()
+		c.fail(nil, invalidRequest("Invalid request: request id %s is already in use by a request that has not been answered", id))
+		return
+	}
+	c.inflight[string(id)] = true
+	initialized := c.initialized
+	c.mu.Unlock()
+
+	if method == "initialize" {
+		c.initialize(id, params)
+		return
+	}
+	if !initialized {
+		c.fail(id, invalidRequest("Not initialized"))
+		return
+	}
+	h := handlers[method]
+	if h == nil {
+		c.fail(id, invalidRequest("Invalid request: unknown method `%s`", method))
+		return
+	}
+	res, err := h(c, id, params)
+	switch {
+	case err != nil:
+		c.fail(id, err)
+	case res != nil:
+		c.respond(id, res.value)
+		if res.then != nil {
+			res.then()
+		}
+	}
+}
+
+// background runs f on its own goroutine; Serve waits for it on exit.
+func (c *conn) background(f func()) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f()
+	}()
+}
+
+// requestContext bounds one request's backend calls.
+func (c *conn) requestContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.ctx, c.s.opts.RequestTimeout)
+}
+
+func (c *conn) nowMs() int64 { return c.s.opts.Now().UnixMilli() }

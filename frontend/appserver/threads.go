@@ -1,0 +1,459 @@
+package appserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// threadParams are the settings thread/start and thread/resume share.
+type threadParams struct {
+	Model                 *string         `json:"model"`
+	ModelProvider         *string         `json:"modelProvider"`
+	Cwd                   *string         `json:"cwd"`
+	ApprovalPolicy        json.RawMessage `json:"approvalPolicy"`
+	Sandbox               *string         `json:"sandbox"`
+	BaseInstructions      *string         `json:"baseInstructions"`
+	DeveloperInstructions *string         `json:"developerInstructions"`
+	Config                map[string]any  `json:"config"`
+	DynamicTools          json.RawMessage `json:"dynamicTools"`
+}
+
+// settings checks and reads the parameters both methods share.
+func (c *conn) readThreadParams(method string, p *threadParams) (settings, error) {
+	var s settings
+	if len(p.DynamicTools) > 0 && string(p.DynamicTools) != "null" {
+		if !c.experimentalAPI() {
+			return s, invalidRequest("%s.dynamicTools requires experimentalApi capability", method)
+		}
+		return s, invalidRequest("%s.dynamicTools: dynamic tools are not supported by this server yet", method)
+	}
+	if p.Model != nil {
+		s.Model = *p.Model
+	}
+	if p.Cwd != nil && *p.Cwd != "" {
+		s.Cwd = c.absPath(*p.Cwd)
+	}
+	if isSet(p.ApprovalPolicy) {
+		ap, err := approvalPolicyOf(p.ApprovalPolicy, "approvalPolicy")
+		if err != nil {
+			return s, err
+		}
+		s.ApprovalPolicy = ap
+	}
+	if p.Sandbox != nil {
+		if err := checkSandboxMode(*p.Sandbox, "sandbox"); err != nil {
+			return s, err
+		}
+		s.SandboxMode = *p.Sandbox
+	}
+	return s, nil
+}
+
+func isSet(raw json.RawMessage) bool {
+	return len(raw) > 0 && strings.TrimSpace(string(raw)) != "null"
+}
+
+func (c *conn) experimentalAPI() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.experimental
+}
+
+func (c *conn) absPath(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(c.s.opts.Cwd, p)
+}
+
+func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadParams
+	if err := decodeParams(raw, &p); err != nil {
+		return nil, err
+	}
+	s, err := c.readThreadParams("thread/start", &p)
+	if err != nil {
+		return nil, err
+	}
+	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.Config}
+	if p.ModelProvider != nil {
+		ts.ModelProvider = *p.ModelProvider
+	}
+	if p.BaseInstructions != nil {
+		ts.BaseInstructions = *p.BaseInstructions
+	}
+	if p.DeveloperInstructions != nil {
+		ts.DeveloperInstructions = *p.DeveloperInstructions
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.s.backend.NewThread(ctx, ts)
+	if err != nil {
+		return nil, asRequestError(err)
+	}
+	c.subscribe(info.ID)
+	th := c.thread(info, statusIdle, nil)
+	return &result{
+		value: c.threadResponse(th, info.Config),
+		then: func() {
+			c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": th}})
+		},
+	}, nil
+}
+
+// asRequestError reports a backend's refusal of a client's settings (a bad
+// model provider, a missing API key) as the client's error; failures of the
+// backend itself stay internal.
+func asRequestError(err error) error {
+	var re *rpcError
+	if errors.As(err, &re) {
+		return re
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return internalError("%v", err)
+	}
+	var se *SettingsError
+	if errors.As(err, &se) {
+		return invalidRequest("%s", se.Error())
+	}
+	return internalError("%v", err)
+}
+
+// SettingsError is a backend's refusal of the settings a client asked for
+// (unknown provider, missing API key, missing cwd...): the client's error.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+// threadResponse is the result of thread/start and thread/resume.
+func (c *conn) threadResponse(th Thread, cfg workflows.ThreadConfig) map[string]any {
+	return map[string]any{
+		"thread":             th,
+		"model":              cfg.Model,
+		"modelProvider":      th.ModelProvider,
+		"serviceTier":        nil,
+		"cwd":                th.Cwd,
+		"instructionSources": []string{},
+		"approvalPolicy":     orDefault(cfg.ApprovalPolicy, "on-request"),
+		"approvalsReviewer":  "user",
+		"sandbox":            sandboxPolicy(cfg.SandboxMode, cfg.Cwd),
+		"reasoningEffort":    nil,
+	}
+}
+
+// thread renders a thread.
+func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread {
+	if turns == nil {
+		turns = []Turn{}
+	}
+	updated := info.UpdatedAt
+	if updated.IsZero() || updated.Before(info.CreatedAt) {
+		updated = info.CreatedAt
+	}
+	var forkedFrom *string
+	if info.ForkedFrom != "" {
+		forkedFrom = &info.ForkedFrom
+	}
+	return Thread{
+		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
+		ModelProvider: info.Config.Provider.ID,
+		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
+		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
+		Turns: turns,
+	}
+}
+
+// subscribe makes this connection follow a thread's turns.
+func (c *conn) subscribe(threadID string) *threadState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := c.threads[threadID]
+	if ts == nil {
+		ts = &threadState{id: threadID}
+		c.threads[threadID] = ts
+	}
+	return ts
+}
+
+func (c *conn) subscribed(threadID string) *threadState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.threads[threadID]
+}
+
+// statusOf is a thread's status as this connection sees it: active while
+// a turn runs, idle when this connection follows it, notLoaded otherwise.
+func (c *conn) statusOf(info ThreadInfo) ThreadStatus {
+	if info.View != nil && info.View.RunningTurn != "" {
+		return statusActive()
+	}
+	if ts := c.subscribed(info.ID); ts != nil {
+		c.mu.Lock()
+		f := ts.follower
+		c.mu.Unlock()
+		if f != nil {
+			return statusActive()
+		}
+		return statusIdle
+	}
+	return statusNotLoaded
+}
+
+func threadNotFound(id string) error {
+	return invalidRequest("thread not found: %s", id)
+}
+
+// readThread reads a thread, mapping "no such thread" to the protocol's
+// error.
+func (c *conn) readThread(ctx context.Context, id string) (ThreadInfo, error) {
+	if strings.TrimSpace(id) == "" {
+		return ThreadInfo{}, threadNotFound(id)
+	}
+	info, err := c.s.backend.Thread(ctx, id)
+	if errors.Is(err, workflows.ErrThreadNotFound) {
+		return info, threadNotFound(id)
+	}
+	if err != nil {
+		return info, internalError("reading thread %s: %v", id, err)
+	}
+	return info, nil
+}
+
+// keptTurnItems is how many of a thread's most recent turns thread/read
+// and thread/resume load items for; older turns are listed without them.
+const keptTurnItems = 20
+
+// turns lists a thread's turns with their items; for a running turn, the
+// items logged so far, and the sequence number they reach.
+func (c *conn) turns(ctx context.Context, info ThreadInfo) (turns []Turn, running TurnLog, err error) {
+	v := info.View
+	if v == nil {
+		return nil, running, nil
+	}
+	for i, r := range v.Turns {
+		t := Turn{ID: r.TurnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnStatus(r.Status)}
+		if r.Status == workflows.StatusFailed {
+			t.Error = turnError(r.Error)
+		}
+		if i >= len(v.Turns)-keptTurnItems {
+			// A finished turn whose log cannot be read (its workflow
+			// was removed by the namespace's retention) is listed
+			// without items.
+			if log, err := c.s.backend.TurnLog(ctx, r.TurnID); err == nil {
+				t.Items = turnItems(c.userItem(r.Number, log.Prompt), log.Events)
+				t.ItemsView = "full"
+			} else {
+				c.logf("reading turn %s: %v", r.TurnID, err)
+			}
+		}
+		turns = append(turns, t)
+	}
+	if v.RunningTurn != "" {
+		log, err := c.s.backend.TurnLog(ctx, v.RunningTurn)
+		if err != nil {
+			return nil, running, internalError("reading turn %s: %v", v.RunningTurn, err)
+		}
+		turns = append(turns, Turn{ID: v.RunningTurn, ItemsView: "full", Status: turnInProgress,
+			Items: turnItems(c.userItem(turnNumber(v.RunningTurn), log.Prompt), log.Events)})
+		return turns, log, nil
+	}
+	return turns, running, nil
+}
+
+func (c *conn) userItem(n int, prompt string) map[string]any {
+	return userMessageItem(n, userContent([]userInput{{Type: "text", Text: prompt}}))
+}
+
+type threadIDParams struct {
+	ThreadID     string `json:"threadId"`
+	IncludeTurns bool   `json:"includeTurns"`
+}
+
+func (c *conn) threadRead(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadIDParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	var turns []Turn
+	if p.IncludeTurns {
+		if turns, _, err = c.turns(ctx, info); err != nil {
+			return nil, err
+		}
+	}
+	return &result{value: map[string]any{"thread": c.thread(info, c.statusOf(info), turns)}}, nil
+}
+
+type resumeParams struct {
+	threadParams
+	ThreadID string `json:"threadId"`
+}
+
+// threadResume opens an existing thread on this connection, from any
+// process and after any crash: the response carries its turns with their
+// items, and if a turn is running, its remaining events follow.
+func (c *conn) threadResume(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p resumeParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	s, err := c.readThreadParams("thread/resume", &p.threadParams)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	turns, log, err := c.turns(ctx, info)
+	if err != nil {
+		return nil, err
+	}
+	ts := c.subscribe(info.ID)
+	c.mu.Lock()
+	ts.pending.merge(s)
+	pending := ts.pending
+	following := ts.follower != nil
+	c.mu.Unlock()
+	cfg := pending.apply(info.Config)
+	info.Config.Cwd = cfg.Cwd
+	res := &result{value: c.threadResponse(c.thread(info, c.statusOf(info), turns), cfg)}
+	if running := info.View.RunningTurn; running != "" && !following {
+		f := c.newFollower(ts, running, userContent([]userInput{{Type: "text", Text: log.Prompt}}), log.Last)
+		f.tr.resume(log.Events)
+		res.then = f.start
+	}
+	return res, nil
+}
+
+func (s *settings) merge(o settings) {
+	if o.Model != "" {
+		s.Model = o.Model
+	}
+	if o.Cwd != "" {
+		s.Cwd = o.Cwd
+	}
+	if o.SandboxMode != "" {
+		s.SandboxMode = o.SandboxMode
+	}
+	if o.ApprovalPolicy != "" {
+		s.ApprovalPolicy = o.ApprovalPolicy
+	}
+}
+
+// apply shows a config with these overrides.
+func (s settings) apply(cfg workflows.ThreadConfig) workflows.ThreadConfig {
+	if s.Model != "" {
+		cfg.Model = s.Model
+	}
+	if s.Cwd != "" {
+		cfg.Cwd = s.Cwd
+	}
+	if s.SandboxMode != "" {
+		cfg.SandboxMode = s.SandboxMode
+	}
+	if s.ApprovalPolicy != "" {
+		cfg.ApprovalPolicy = s.ApprovalPolicy
+	}
+	return cfg
+}
+
+type listParams struct {
+	Cursor         *string         `json:"cursor"`
+	Limit          *int            `json:"limit"`
+	ModelProviders []string        `json:"modelProviders"`
+	Cwd            json.RawMessage `json:"cwd"`
+	SearchTerm     *string         `json:"searchTerm"`
+	Archived       *bool           `json:"archived"`
+}
+
+// defaultListLimit is thread/list's page size when the client sets none.
+const defaultListLimit = 25
+
+// threadList pages through threads, newest first. The filters apply to
+// each page as read, so a page may hold fewer threads than the limit while
+// a next cursor remains.
+func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p listParams
+	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
+		return nil, err
+	}
+	q := ListQuery{Limit: defaultListLimit}
+	if p.Limit != nil && *p.Limit > 0 {
+		q.Limit = min(*p.Limit, 200)
+	}
+	if p.Cursor != nil {
+		q.Cursor = *p.Cursor
+	}
+	var cwds []string
+	if isSet(p.Cwd) {
+		var one string
+		if err := json.Unmarshal(p.Cwd, &one); err == nil {
+			cwds = []string{c.absPath(one)}
+		} else if err := json.Unmarshal(p.Cwd, &cwds); err != nil {
+			return nil, invalidRequest("Invalid request: invalid type: %s for field `cwd`, expected a string or an array of strings", jsonKind(p.Cwd))
+		} else {
+			for i := range cwds {
+				cwds[i] = c.absPath(cwds[i])
+			}
+		}
+	}
+	data := []Thread{}
+	var next any
+	if p.Archived == nil || !*p.Archived {
+		ctx, cancel := c.requestContext()
+		defer cancel()
+		page, err := c.s.backend.ListThreads(ctx, q)
+		if err != nil {
+			if strings.Contains(err.Error(), "cursor") {
+				return nil, invalidRequest("Invalid request: invalid cursor")
+			}
+			return nil, internalError("listing threads: %v", err)
+		}
+		for _, info := range page.Threads {
+			if !matches(info, p.ModelProviders, cwds, p.SearchTerm) {
+				continue
+			}
+			data = append(data, c.thread(info, c.statusOf(info), nil))
+		}
+		if page.NextCursor != "" {
+			next = page.NextCursor
+		}
+	}
+	return &result{value: map[string]any{"data": data, "nextCursor": next, "backwardsCursor": nil}}, nil
+}
+
+func matches(info ThreadInfo, providers, cwds []string, search *string) bool {
+	if len(providers) > 0 && !contains(providers, info.Config.Provider.ID) {
+		return false
+	}
+	if len(cwds) > 0 && !contains(cwds, info.Config.Cwd) {
+		return false
+	}
+	if search != nil && *search != "" && !strings.Contains(info.Preview, *search) {
+		return false
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,411 @@
+package appserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+type turnStartParams struct {
+	ThreadID       string          `json:"threadId"`
+	Input          json.RawMessage `json:"input"`
+	Cwd            *string         `json:"cwd"`
+	ApprovalPolicy json.RawMessage `json:"approvalPolicy"`
+	SandboxPolicy  json.RawMessage `json:"sandboxPolicy"`
+	Model          *string         `json:"model"`
+	// Effort is accepted; reasoning effort is not configurable per thread
+	// yet.
+	Effort *string `json:"effort"`
+}
+
+// turnStart sends a turn to a thread and answers at once with the turn in
+// progress; the turn's notifications follow the response.
+func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p turnStartParams
+	if err := decodeParams(raw, &p, "threadId", "input"); err != nil {
+		return nil, err
+	}
+	items, prompt, images, err := decodeInput(p.Input)
+	if err != nil {
+		return nil, err
+	}
+	var s settings
+	if p.Model != nil {
+		s.Model = *p.Model
+	}
+	if p.Cwd != nil && *p.Cwd != "" {
+		s.Cwd = c.absPath(*p.Cwd)
+	}
+	if isSet(p.ApprovalPolicy) {
+		if s.ApprovalPolicy, err = approvalPolicyOf(p.ApprovalPolicy, "approvalPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	if isSet(p.SandboxPolicy) {
+		if s.SandboxMode, err = sandboxModeOf(p.SandboxPolicy, "sandboxPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	if strings.TrimSpace(p.ThreadID) == "" {
+		return nil, threadNotFound(p.ThreadID)
+	}
+	ts := c.subscribed(p.ThreadID)
+	if ts != nil {
+		c.mu.Lock()
+		pending := ts.pending
+		c.mu.Unlock()
+		pending.merge(s)
+		s = pending
+	}
+	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
+	if err != nil {
+		return nil, startTurnError(p.ThreadID, err)
+	}
+	ts = c.subscribe(p.ThreadID)
+	c.mu.Lock()
+	ts.pending = settings{} // the thread has them now
+	c.mu.Unlock()
+	f := c.newFollower(ts, resp.TurnID, userContent(items), 0)
+	turn := Turn{ID: resp.TurnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress}
+	return &result{value: map[string]any{"turn": turn}, then: func() {
+		if images > 0 {
+			c.notify(notification{Method: "warning", Params: map[string]any{"threadId": p.ThreadID,
+				"message": fmt.Sprintf("%d image input(s) are not sent to the model yet: the prompt names them instead", images)}})
+		}
+		f.start()
+	}}, nil
+}
+
+func startTurnError(threadID string, err error) error {
+	if errors.Is(err, workflows.ErrThreadNotFound) {
+		return threadNotFound(threadID)
+	}
+	msg := innermost(err)
+	if strings.Contains(msg, "is running turn") || strings.Contains(msg, "waiting to start") {
+		// Steering input into a running turn needs workflow support
+		// (turn/steer); until then a second turn is refused.
+		return invalidRequest("%s", msg)
+	}
+	return internalError("starting the turn: %v", err)
+}
+
+func innermost(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}
+
+type turnInterruptParams struct {
+	ThreadID string `json:"threadId"`
+	TurnID   string `json:"turnId"`
+}
+
+// turnInterrupt stops a running turn. Its response comes once the turn
+// has really stopped, just before the turn's turn/completed (status
+// interrupted).
+func (c *conn) turnInterrupt(id json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p turnInterruptParams
+	if err := decodeParams(raw, &p, "threadId", "turnId"); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	running := info.View.RunningTurn
+	f := c.followerOf(p.ThreadID, p.TurnID)
+	switch {
+	case running != "" && running != p.TurnID:
+		return nil, invalidRequest("expected active turn id `%s` but found `%s`", p.TurnID, running)
+	case running == "" && f == nil:
+		return nil, invalidRequest("no active turn to interrupt")
+	}
+	c.background(func() {
+		if err := c.interruptWhenRunning(p.ThreadID, p.TurnID, running == p.TurnID); err != nil {
+			c.fail(id, err)
+			return
+		}
+		reply := func() { c.respond(id, map[string]any{}) }
+		if f != nil && f.onFinish(reply) {
+			return
+		}
+		if _, err := c.s.backend.Outcome(c.ctx, p.TurnID); err != nil {
+			if c.ctx.Err() == nil {
+				c.fail(id, internalError("waiting for turn %s to stop: %v", p.TurnID, err))
+			}
+			return
+		}
+		reply()
+	})
+	return nil, nil
+}
+
+// interruptWhenRunning signals the thread once the turn is the one it
+// runs: a turn that was accepted but has not started yet cannot be
+// stopped by the signal, so it is sent when the turn starts.
+func (c *conn) interruptWhenRunning(threadID, turnID string, running bool) error {
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	for {
+		if running {
+			if err := c.s.backend.Interrupt(ctx, threadID); err != nil {
+				return internalError("interrupting thread %s: %v", threadID, err)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return internalError("turn %s did not start in time to be interrupted", turnID)
+		case <-time.After(50 * time.Millisecond):
+		}
+		info, err := c.s.backend.Thread(ctx, threadID)
+		if err != nil {
+			return internalError("reading thread %s: %v", threadID, err)
+		}
+		running = info.View.RunningTurn == turnID
+		if !running && finished(info.View, turnID) {
+			return nil
+		}
+	}
+}
+
+func finished(v *workflows.ThreadView, turnID string) bool {
+	for _, t := range v.Turns {
+		if t.TurnID == turnID {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *conn) followerOf(threadID, turnID string) *follower {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts := c.threads[threadID]; ts != nil && ts.follower != nil && ts.follower.turnID == turnID {
+		return ts.follower
+	}
+	return nil
+}
+
+// follower streams one turn's notifications to its connection, translated
+// from the turn's event log from a sequence number on. It survives worker
+// restarts (the log is durable) and backend hiccups (it reads again from
+// the last event it sent).
+type follower struct {
+	c        *conn
+	ts       *threadState
+	threadID string
+	turnID   string
+	content  []map[string]any
+	after    int
+	begun    bool
+	prev     *follower
+	done     chan struct{}
+	tr       *translator
+
+	startedAt time.Time
+
+	mu       sync.Mutex
+	finished bool
+	waiters  []func()
+}
+
+// newFollower registers a follower of a turn, to be started once the
+// response that announces the turn is written. after > 0 means the turn's
+// beginning was already sent (by this process or a previous one).
+func (c *conn) newFollower(ts *threadState, turnID string, content []map[string]any, after int) *follower {
+	f := &follower{c: c, ts: ts, threadID: ts.id, turnID: turnID, content: content, after: after, begun: after > 0,
+		done: make(chan struct{})}
+	f.tr = newTranslator(ts.id, turnID, c.nowMs)
+	c.mu.Lock()
+	f.prev, ts.follower = ts.follower, f
+	c.mu.Unlock()
+	return f
+}
+
+func (f *follower) start() { f.c.background(f.run) }
+
+// onFinish runs fn just before the turn's turn/completed is sent; false
+// if that already happened.
+func (f *follower) onFinish(fn func()) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return false
+	}
+	f.waiters = append(f.waiters, fn)
+	return true
+}
+
+func (f *follower) run() {
+	c := f.c
+	defer func() {
+		c.mu.Lock()
+		if f.ts.follower == f {
+			f.ts.follower = nil
+		}
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	if f.prev != nil {
+		// The previous turn's last notifications go first.
+		select {
+		case <-f.prev.done:
+		case <-c.ctx.Done():
+			return
+		}
+	}
+	ctx := c.ctx
+	failures := 0
+	for {
+		err := c.s.backend.Follow(ctx, f.turnID, f.after, f.onEvent)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			break
+		}
+		failures++
+		c.logf("following turn %s (attempt %d): %v", f.turnID, failures, err)
+		if failures >= 30 {
+			f.finish(workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed,
+				Error: fmt.Sprintf("lost track of the turn: %v", err)})
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(min(time.Duration(failures)*200*time.Millisecond, 3*time.Second)):
+		}
+	}
+	res, err := c.s.backend.Outcome(ctx, f.turnID)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		res = workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed, Error: fmt.Sprintf("reading the turn's result: %v", err)}
+	}
+	f.finish(res)
+}
+
+func (f *follower) onEvent(e workflows.Event) {
+	if e.Seq > f.after {
+		f.after = e.Seq
+	}
+	switch e.Type {
+	case workflows.EventTurnStarted:
+		f.begin()
+		return
+	case workflows.EventTurnCompleted, workflows.EventTurnFailed:
+		return
+	}
+	f.begin()
+	for _, n := range f.tr.translate(e) {
+		f.c.notify(n)
+	}
+}
+
+// begin sends the turn's first notifications: the thread is active, the
+// turn started, and its user message.
+func (f *follower) begin() {
+	if f.begun {
+		return
+	}
+	f.begun = true
+	c := f.c
+	f.startedAt = c.s.opts.Now()
+	started := f.startedAt.Unix()
+	c.notify(notification{Method: "thread/status/changed", Params: map[string]any{"threadId": f.threadID, "status": statusActive()}})
+	c.notify(notification{Method: "turn/started", Params: map[string]any{"threadId": f.threadID,
+		"turn": Turn{ID: f.turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress, StartedAt: &started}}})
+	if f.content == nil {
+		// A process that picked the turn up before it began: its prompt
+		// is in the turn's log.
+		ctx, cancel := c.requestContext()
+		if log, err := c.s.backend.TurnLog(ctx, f.turnID); err == nil {
+			f.content = userContent([]userInput{{Type: "text", Text: log.Prompt}})
+		}
+		cancel()
+	}
+	for _, n := range f.tr.userMessage(userMessageItem(turnNumber(f.turnID), f.content)) {
+		c.notify(n)
+	}
+}
+
+// finish sends the turn's last notifications, in the reference's order:
+// token usage, the thread's status, the error if it failed, turn/completed.
+func (f *follower) finish(res workflows.TurnResult) {
+	c := f.c
+	f.begin()
+	f.mu.Lock()
+	f.finished = true
+	waiters := f.waiters
+	f.mu.Unlock()
+	for _, w := range waiters {
+		w()
+	}
+
+	status := turnStatus(res.Status)
+	var terr *TurnError
+	switch {
+	case status == turnFailed:
+		terr = turnError(orDefault(res.Error, "the turn failed"))
+	case status == turnInterrupted && res.Error != "":
+		// Stopped by a limit (turn timeout), not by a client: a failure.
+		status, terr = turnFailed, turnError(res.Error)
+	}
+
+	u := res.Usage
+	total := u
+	ctx, cancel := c.requestContext()
+	if info, err := c.s.backend.Thread(ctx, f.threadID); err == nil && info.View != nil {
+		total = info.View.Usage
+		if !finished(info.View, f.turnID) {
+			total.Add(u)
+		}
+	}
+	cancel()
+	c.notify(notification{Method: "thread/tokenUsage/updated", Params: map[string]any{
+		"threadId": f.threadID, "turnId": f.turnID,
+		"tokenUsage": tokenUsage{
+			Total: breakdown(total.InputTokens, total.CachedInputTokens, total.OutputTokens, total.ReasoningTokens),
+			Last:  breakdown(u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.ReasoningTokens),
+		},
+	}})
+	threadStatus := statusIdle
+	if status == turnFailed {
+		threadStatus = statusSystemError
+	}
+	c.notify(notification{Method: "thread/status/changed", Params: map[string]any{"threadId": f.threadID, "status": threadStatus}})
+	if terr != nil {
+		c.notify(notification{Method: "error", Params: map[string]any{"error": terr, "willRetry": false,
+			"threadId": f.threadID, "turnId": f.turnID}})
+	}
+	now := c.s.opts.Now()
+	completed := now.Unix()
+	turn := Turn{ID: f.turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: status, Error: terr, CompletedAt: &completed}
+	if !f.startedAt.IsZero() {
+		started, d := f.startedAt.Unix(), now.Sub(f.startedAt).Milliseconds()
+		turn.StartedAt, turn.DurationMs = &started, &d
+	}
+	c.mu.Lock()
+	if f.ts.follower == f {
+		f.ts.follower = nil
+	}
+	c.mu.Unlock()
+	c.notify(notification{Method: "turn/completed", Params: map[string]any{"threadId": f.threadID, "turn": turn}})
+}
