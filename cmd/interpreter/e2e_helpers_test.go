@@ -153,9 +153,21 @@ func (p *proc) wait(timeout time.Duration) int {
 // output, a file, the fake model's log): there is nothing to block on.
 func (p *proc) waitFor(cond func() bool, timeout time.Duration, what string) {
 	p.t.Helper()
-	waitUntil(p.t, cond, timeout, what, func() string {
+	exited := false
+	waitUntil(p.t, func() bool {
+		select {
+		case <-p.done:
+			exited = true
+			return true
+		default:
+			return cond()
+		}
+	}, timeout, what, func() string {
 		return fmt.Sprintf("stdout:\n%s\nstderr:\n%s", p.stdout, p.stderr)
 	})
+	if exited && !cond() {
+		p.t.Fatalf("process %v exited while waiting for %s\nstdout:\n%s\nstderr:\n%s", p.cmd.Args, what, p.stdout, p.stderr)
+	}
 }
 
 func waitUntil(t *testing.T, cond func() bool, timeout time.Duration, what string, diag func() string) {

@@ -7,10 +7,12 @@ package devserver
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -83,6 +85,22 @@ func Start(opts Options) (*Server, error) {
 		}
 		opts.Port = p
 	}
+	var srv *Server
+	var err error
+	// The services' internal ports are picked free, then bound by the
+	// server; another process can take one in between. Such a start is
+	// retried on fresh ports (the frontend port, chosen by the caller,
+	// stays).
+	for attempt := 0; attempt < 4; attempt++ {
+		srv, err = start(opts)
+		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+	}
+	return srv, err
+}
+
+func start(opts Options) (*Server, error) {
 	conf, err := buildConfig(opts)
 	if err != nil {
 		return nil, err
@@ -269,8 +287,19 @@ func newLogger(verbose bool) (log.Logger, zap.AtomicLevel) {
 	return log.NewZapLogger(zl), level
 }
 
-// FreePort asks the kernel for a free TCP port on localhost.
+// FreePort finds a free TCP port on localhost. It draws from below the
+// kernel's ephemeral range (32768 and up), where outgoing connections take
+// their ports, so a port found free is much less likely to be taken before
+// the server binds it.
 func FreePort() (int, error) {
+	for i := 0; i < 200; i++ {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", net.JoinHostPort(localhost, strconv.Itoa(port)))
+		if err == nil {
+			l.Close()
+			return port, nil
+		}
+	}
 	l, err := net.Listen("tcp", localhost+":0")
 	if err != nil {
 		return 0, fmt.Errorf("finding a free port: %w", err)
