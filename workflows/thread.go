@@ -59,7 +59,7 @@ func (t *thread) shouldContinueAsNew(ctx workflow.Context) bool {
 func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
-			Usage: t.st.Usage, Transcript: t.st.Transcript}, nil
+			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals}, nil
 	}); err != nil {
 		return err
 	}
@@ -119,6 +119,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: t.st.Config,
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
+		SessionApprovals: t.st.SessionApprovals,
 	}
 	var res TurnResult
 	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
@@ -132,7 +133,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		if errors.As(err, &canceled) {
 			res.Status, res.Error = StatusInterrupted, ""
 		}
+		res.SessionApprovals = t.st.SessionApprovals
 	}
+	t.st.SessionApprovals = res.SessionApprovals
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
 	t.st.Unsent = res.Unsent

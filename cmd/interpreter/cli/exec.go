@@ -253,6 +253,8 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
+		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
+		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
 	}
 	env := cfg.ShellEnvironment
 	if env.IgnoreDefaultExcludes || len(env.Exclude)+len(env.IncludeOnly)+len(env.Allow) > 0 {
