@@ -48,6 +48,7 @@ type root struct {
 	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
+	Approve ApproveCmd `cmd:"" help:"Answer a pending approval: approve THREAD ITEM --decision approve|approve_for_session|deny|abort (no ITEM: list them)."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 	Sandbox SandboxCmd `cmd:"" hidden:"" help:"Run a command inside the sandbox (used by workers)."`
 }
