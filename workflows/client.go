@@ -116,30 +116,33 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req St
 	return resp, nil
 }
 
-// GetThread reads a thread's view, with the pending approvals of its
-// running turn.
+// GetThread reads a thread's view (without its pending approvals: see
+// [GetThreadWithApprovals]).
 func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
 	var v ThreadView
 	val, err := c.QueryWorkflow(ctx, threadID, "", QueryThread)
 	if err != nil {
 		return v, threadErr(threadID, err)
 	}
-	if err := val.Get(&v); err != nil {
+	return v, val.Get(&v)
+}
+
+// GetThreadWithApprovals reads a thread's view with the pending approvals
+// of its running turn. The turn answers the query between its workflow
+// tasks, so this may wait while a (local) model call runs.
+func GetThreadWithApprovals(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
+	v, err := GetThread(ctx, c, threadID)
+	if err != nil || v.RunningTurn == "" {
 		return v, err
 	}
-	if v.RunningTurn != "" {
-		v.PendingApprovals, _ = turnApprovals(ctx, c, v.RunningTurn)
-	}
-	return v, nil
+	v.PendingApprovals, err = turnApprovals(ctx, c, v.RunningTurn)
+	return v, err
 }
 
 // PendingApprovals lists what a thread's running turn waits for.
 func PendingApprovals(ctx context.Context, c client.Client, threadID string) ([]Approval, error) {
-	v, err := GetThread(ctx, c, threadID)
-	if err != nil || v.RunningTurn == "" {
-		return nil, err
-	}
-	return turnApprovals(ctx, c, v.RunningTurn)
+	v, err := GetThreadWithApprovals(ctx, c, threadID)
+	return v.PendingApprovals, err
 }
 
 func turnApprovals(ctx context.Context, c client.Client, turnID string) ([]Approval, error) {

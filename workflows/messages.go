@@ -296,8 +296,9 @@ type ThreadView struct {
 	Transcript  string        `json:"transcript"`
 	// SessionApprovals are what "approve for the session" allowed so far.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
-	// PendingApprovals are filled by [GetThread] from the running turn
-	// ([QueryApprovals]); the thread.view query itself leaves them empty.
+	// PendingApprovals are filled by [GetThreadWithApprovals] from the
+	// running turn ([QueryApprovals]); the thread.view query itself leaves
+	// them empty.
 	PendingApprovals []Approval `json:"pending_approvals,omitempty"`
 }
 
