@@ -392,3 +392,24 @@ func TestThreadCarriesSessionApprovals(t *testing.T) {
 	require.Len(t, nt.all(), 1, "the second turn did not ask")
 	require.Equal(t, []SessionApproval{{Prefix: "pytest"}}, view.SessionApprovals)
 }
+
+// A turn asking for an unknown sandbox mode or approval policy is refused
+// with the valid names, and no turn starts.
+func TestTurnWithUnknownModeOrPolicyIsRefused(t *testing.T) {
+	env := newEnv(t)
+	mockModel(env, &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return answer(n, "ok"), nil
+	}})
+	var mode, policy *turnStart
+	env.RegisterDelayedCallback(func() {
+		mode = startTurn(env, StartTurnRequest{Prompt: "hi", SandboxMode: "yolo"})
+		policy = startTurn(env, StartTurnRequest{Prompt: "hi", ApprovalPolicy: "sometimes"})
+	}, 0)
+	var view ThreadView
+	env.RegisterDelayedCallback(func() { view = viewThread(t, env); env.CancelWorkflow() }, time.Minute)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: testConfig()})
+	requireCanceled(t, env)
+	require.ErrorContains(t, mode.rejected, "valid: read-only, workspace-write, danger-full-access")
+	require.ErrorContains(t, policy.rejected, "valid: untrusted, on-failure, on-request, never")
+	require.Empty(t, view.Turns)
+}

@@ -9,6 +9,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // threadHistoryLimit is the history length past which an idle thread
@@ -82,6 +84,16 @@ func (t *thread) register(ctx workflow.Context) error {
 func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error {
 	if strings.TrimSpace(req.Prompt) == "" {
 		return errors.New("prompt is empty")
+	}
+	if req.SandboxMode != "" {
+		if _, err := sandbox.ParseMode(req.SandboxMode); err != nil {
+			return err
+		}
+	}
+	if req.ApprovalPolicy != "" {
+		if _, err := sandbox.ParsePolicy(req.ApprovalPolicy); err != nil {
+			return err
+		}
 	}
 	if t.st.Running != "" {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
