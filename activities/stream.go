@@ -15,7 +15,6 @@ import (
 
 var errIncompleteStream = errors.New("stream ended before the response completed")
 
-
 func streamResponses(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
 	stream := c.Responses.NewStreaming(ctx, harness.RenderResponses(req))
 	defer stream.Close()

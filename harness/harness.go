@@ -87,6 +87,10 @@ type Invocation struct {
 	Command   []string `json:"command,omitempty"`
 	Workdir   string   `json:"workdir,omitempty"`
 	TimeoutMs int64    `json:"timeout_ms,omitempty"`
+	// Escalate: the model asks to run the command without the sandbox,
+	// saying why in Justification (needs a person's approval).
+	Escalate      bool   `json:"escalate,omitempty"`
+	Justification string `json:"justification,omitempty"`
 	// Patch.
 	Patch string `json:"patch,omitempty"`
 	// Plan.

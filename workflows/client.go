@@ -116,7 +116,8 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req St
 	return resp, nil
 }
 
-// GetThread reads a thread's view.
+// GetThread reads a thread's view (without its pending approvals: see
+// [GetThreadWithApprovals]).
 func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
 	var v ThreadView
 	val, err := c.QueryWorkflow(ctx, threadID, "", QueryThread)
@@ -124,6 +125,63 @@ func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadVie
 		return v, threadErr(threadID, err)
 	}
 	return v, val.Get(&v)
+}
+
+// GetThreadWithApprovals reads a thread's view with the pending approvals
+// of its running turn. The turn answers the query between its workflow
+// tasks, so this may wait while a (local) model call runs.
+func GetThreadWithApprovals(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
+	v, err := GetThread(ctx, c, threadID)
+	if err != nil || v.RunningTurn == "" {
+		return v, err
+	}
+	v.PendingApprovals, err = turnApprovals(ctx, c, v.RunningTurn)
+	return v, err
+}
+
+// PendingApprovals lists what a thread's running turn waits for.
+func PendingApprovals(ctx context.Context, c client.Client, threadID string) ([]Approval, error) {
+	v, err := GetThreadWithApprovals(ctx, c, threadID)
+	return v.PendingApprovals, err
+}
+
+func turnApprovals(ctx context.Context, c client.Client, turnID string) ([]Approval, error) {
+	val, err := c.QueryWorkflow(ctx, turnID, "", QueryApprovals)
+	if err != nil {
+		return nil, err
+	}
+	var out []Approval
+	return out, val.Get(&out)
+}
+
+// ErrNoPendingApproval means a decision found nothing waiting for it.
+var ErrNoPendingApproval = errors.New("no approval is pending")
+
+// DecideApproval delivers a decision to the turn of d.ThreadID that waits
+// for it. The turn's validator refuses a decision for an item that is not
+// pending (the error says which are), leaving its state unchanged.
+func DecideApproval(ctx context.Context, c client.Client, d ApprovalDecision) (ApprovalResult, error) {
+	v, err := GetThread(ctx, c, d.ThreadID)
+	if err != nil {
+		return ApprovalResult{}, err
+	}
+	if v.RunningTurn == "" {
+		return ApprovalResult{}, fmt.Errorf("%w: thread %s has no running turn", ErrNoPendingApproval, d.ThreadID)
+	}
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   v.RunningTurn,
+		UpdateName:   UpdateDecideApproval,
+		Args:         []any{d},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return ApprovalResult{}, fmt.Errorf("%s: %w", d.ItemID, err)
+	}
+	var res ApprovalResult
+	if err := h.Get(ctx, &res); err != nil {
+		return ApprovalResult{}, err
+	}
+	return res, nil
 }
 
 // Interrupt asks the thread to stop its running turn.

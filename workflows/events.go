@@ -101,6 +101,9 @@ func eventSize(e Event) int {
 			n += 40 + jsonLen(t.Text)
 		}
 	}
+	if a := e.Approval; a != nil {
+		n += 400 + jsonLen(a.Command) + jsonLen(a.Cwd) + jsonLen(a.Diff) + jsonLen(a.Reason) + jsonLen(a.Answer) + jsonLen(a.Note)
+	}
 	return n
 }
 

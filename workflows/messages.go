@@ -32,6 +32,13 @@ const (
 	// sequence number; the events themselves are read with QueryEvents, so
 	// they are not copied into history again.
 	UpdateWaitEvents = "turn.wait"
+	// UpdateDecideApproval answers a pending approval of a turn
+	// ([ApprovalDecision]); sent to the turn workflow. A decision for an
+	// approval that is not pending, or for another thread, is refused by
+	// the validator and changes nothing.
+	UpdateDecideApproval = "approval.decide"
+	// QueryApprovals returns a turn's pending approvals ([]Approval).
+	QueryApprovals = "approval.pending"
 )
 
 // Event types, named as `codex exec --json` names them.
@@ -42,7 +49,23 @@ const (
 	EventItemCompleted = "item.completed"
 	EventTurnCompleted = "turn.completed"
 	EventTurnFailed    = "turn.failed"
+	// EventApprovalRequested: a tool call waits for a person's decision
+	// (the event carries the [Approval] and the item).
+	EventApprovalRequested = "approval.requested"
+	// EventApprovalResolved: the decision came (or the default applied).
+	EventApprovalResolved = "approval.resolved"
 )
+
+// Approval decisions.
+const (
+	DecisionApprove           = "approve"
+	DecisionApproveForSession = "approve_for_session"
+	DecisionDeny              = "deny"
+	DecisionAbort             = "abort"
+)
+
+// Decisions lists the valid decisions.
+var Decisions = []string{DecisionApprove, DecisionApproveForSession, DecisionDeny, DecisionAbort}
 
 // Item types, as `codex exec --json` names them.
 const (
@@ -61,6 +84,8 @@ const (
 	StatusFailed      = "failed"
 	StatusDeclined    = "declined"
 	StatusInterrupted = "interrupted"
+	// StatusAwaitingApproval: the item waits for a person's decision.
+	StatusAwaitingApproval = "awaiting_approval"
 )
 
 // ThreadConfig is what a thread runs with; later turns may override parts.
@@ -91,6 +116,15 @@ type ThreadConfig struct {
 	// ([shell_environment_policy]); nil drops variables that look like
 	// secrets.
 	EnvPolicy *sandbox.EnvPolicy `json:"env_policy,omitempty"`
+	// ApprovalTimeout is how long an approval waits ([approvals] timeout);
+	// 0 waits as long as the turn lives. ApprovalDefault applies then
+	// (default deny).
+	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
+	ApprovalDefault string        `json:"approval_default,omitempty"`
+	// NotifyCommand and WebhookURL tell a person that an approval waits
+	// ([approvals] notify_command, webhook_url).
+	NotifyCommand []string `json:"notify_command,omitempty"`
+	WebhookURL    string   `json:"webhook_url,omitempty"`
 	// Limits, overridable for tests.
 	MaxToolOutput    int           `json:"max_tool_output,omitempty"`
 	ExecHeartbeat    time.Duration `json:"exec_heartbeat,omitempty"`
@@ -157,6 +191,57 @@ type Event struct {
 	Item   *Item          `json:"item,omitempty"`
 	Usage  *harness.Usage `json:"usage,omitempty"`
 	Error  string         `json:"error,omitempty"`
+	// Approval is set on approval.requested and approval.resolved.
+	Approval *Approval `json:"approval,omitempty"`
+}
+
+// Approval is a tool call waiting for a person: what would run, where,
+// why it asks, and how to answer.
+type Approval struct {
+	ThreadID string `json:"thread_id"`
+	TurnID   string `json:"turn_id"`
+	ItemID   string `json:"item_id"`
+	// Kind is "command" or "patch".
+	Kind    string `json:"kind"`
+	Command string `json:"command,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+	// Diff is the change a patch would make (cut when very long).
+	Diff   string `json:"diff,omitempty"`
+	Reason string `json:"reason"`
+	// Unsandboxed: approving runs it without the sandbox.
+	Unsandboxed bool      `json:"unsandboxed,omitempty"`
+	RequestedAt time.Time `json:"requested_at"`
+	// Deadline, when set, is when DefaultDecision applies.
+	Deadline        *time.Time `json:"deadline,omitempty"`
+	DefaultDecision string     `json:"default_decision,omitempty"`
+	// Answer tells a person how to decide from a shell.
+	Answer string `json:"answer"`
+	// Decision is set on approval.resolved; Note says how it came.
+	Decision string `json:"decision,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// ApprovalDecision is the payload of [UpdateDecideApproval]. ThreadID and
+// ItemID must name the pending approval exactly.
+type ApprovalDecision struct {
+	ThreadID string `json:"thread_id"`
+	ItemID   string `json:"item_id"`
+	// Decision is approve, approve_for_session, deny or abort.
+	Decision string `json:"decision"`
+}
+
+// ApprovalResult answers [UpdateDecideApproval].
+type ApprovalResult struct {
+	ItemID   string `json:"item_id"`
+	Decision string `json:"decision"`
+}
+
+// SessionApproval is an "approve for the session": commands with the same
+// prefix ([sandbox.CommandPrefix]) run without asking for the rest of the
+// thread; Unsandboxed ones also without the sandbox.
+type SessionApproval struct {
+	Prefix      string `json:"prefix"`
+	Unsandboxed bool   `json:"unsandboxed,omitempty"`
 }
 
 // EventsRequest asks for the events after a sequence number.
@@ -201,6 +286,9 @@ type TurnResult struct {
 	// after the tools ran); the next turn sends them first, so the
 	// transcript never holds a tool call without its output.
 	Unsent []harness.Entry `json:"unsent,omitempty"`
+	// SessionApprovals are the thread's "approve for the session"
+	// decisions after this turn.
+	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 }
 
 // ThreadView answers [QueryThread].
@@ -211,6 +299,12 @@ type ThreadView struct {
 	RunningTurn string        `json:"running_turn,omitempty"`
 	Usage       harness.Usage `json:"usage"`
 	Transcript  string        `json:"transcript"`
+	// SessionApprovals are what "approve for the session" allowed so far.
+	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
+	// PendingApprovals are filled by [GetThreadWithApprovals] from the
+	// running turn ([QueryApprovals]); the thread.view query itself leaves
+	// them empty.
+	PendingApprovals []Approval `json:"pending_approvals,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

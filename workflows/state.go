@@ -27,6 +27,8 @@ type ThreadState struct {
 	Running    string        `json:"running,omitempty"`
 	// Unsent tool outputs of the last turn (see [TurnResult.Unsent]).
 	Unsent []harness.Entry `json:"unsent,omitempty"`
+	// SessionApprovals hold for the rest of the thread.
+	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -48,6 +50,8 @@ type TurnInput struct {
 	// Unsent tool outputs of the previous turn, sent before the prompt.
 	Unsent []harness.Entry `json:"unsent,omitempty"`
 	State  *TurnState      `json:"state,omitempty"`
+	// SessionApprovals of the thread so far.
+	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.
@@ -63,6 +67,10 @@ type TurnState struct {
 	Runs       int             `json:"runs"`
 	// Deadline is when the turn timeout fires; kept across continue-as-new.
 	Deadline time.Time `json:"deadline,omitempty"`
+	// SessionApprovals: the thread's, plus those decided in this turn.
+	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
+	// Approvals are the pending approvals (front ends query them).
+	Approvals []Approval `json:"approvals,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -9,6 +9,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // threadHistoryLimit is the history length past which an idle thread
@@ -59,7 +61,7 @@ func (t *thread) shouldContinueAsNew(ctx workflow.Context) bool {
 func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
-			Usage: t.st.Usage, Transcript: t.st.Transcript}, nil
+			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals}, nil
 	}); err != nil {
 		return err
 	}
@@ -94,6 +96,16 @@ func (t *thread) register(ctx workflow.Context) error {
 func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error {
 	if strings.TrimSpace(req.Prompt) == "" {
 		return errors.New("prompt is empty")
+	}
+	if req.SandboxMode != "" {
+		if _, err := sandbox.ParseMode(req.SandboxMode); err != nil {
+			return err
+		}
+	}
+	if req.ApprovalPolicy != "" {
+		if _, err := sandbox.ParsePolicy(req.ApprovalPolicy); err != nil {
+			return err
+		}
 	}
 	if t.st.Running != "" {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
@@ -131,6 +143,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: t.st.Config,
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
+		SessionApprovals: t.st.SessionApprovals,
 	}
 	var res TurnResult
 	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
@@ -144,7 +157,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		if errors.As(err, &canceled) {
 			res.Status, res.Error = StatusInterrupted, ""
 		}
+		res.SessionApprovals = t.st.SessionApprovals
 	}
+	t.st.SessionApprovals = res.SessionApprovals
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
 	t.st.Unsent = res.Unsent

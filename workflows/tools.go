@@ -30,6 +30,9 @@ func (t *turn) runTool(ctx workflow.Context, c activities.DecodedCall) harness.E
 	if ctx.Err() != nil {
 		return reply("not run: the turn was interrupted")
 	}
+	if t.aborted != nil {
+		return reply("not run: the user stopped the turn")
+	}
 	switch c.Inv.Tool {
 	case harness.ToolShell:
 		return reply(t.runShell(ctx, c))
@@ -58,21 +61,85 @@ func (t *turn) workdir(dir string) string {
 // records the intent before it starts; if the worker dies while it runs the
 // activity times out and is not retried: the item ends as interrupted and
 // the model is told the outcome is unknown.
+//
+// Before it runs, the sandbox mode and approval policy decide
+// ([sandbox.Assess]): run, refuse, or ask a person (a durable wait, see
+// [turn.ask]). Under on-failure a command the sandbox seems to have
+// stopped may be rerun unsandboxed, once a person approves.
 func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 	cfg := t.in.Config
-	cmd := commandString(c.Inv.Command)
+	argv := c.Inv.Command
+	cmd := commandString(argv)
 	it := t.newItem(ItemCommandExecution)
 	it.Command, it.Cwd, it.Status = cmd, t.workdir(c.Inv.Workdir), StatusInProgress
-	if sandbox.Decide(sandbox.Policy(cfg.ApprovalPolicy), c.Inv.Command) == sandbox.Ask {
-		// The durable approval wait is the seam for approvals; until a front
-		// end can answer, asking means declining, and the model is told.
+	policy, mode := sandbox.Policy(cfg.ApprovalPolicy), sandbox.Mode(cfg.SandboxMode)
+	v := sandbox.Assess(policy, mode, argv, c.Inv.Escalate, c.Inv.Justification)
+	legacy := sandbox.Decide(policy, argv)
+	if (v.Decision != sandbox.Run || legacy != sandbox.Run) && !t.approvalsOn(ctx) {
+		// Recorded by a build without approvals: decide as it did.
+		if legacy == sandbox.Ask {
+			it.Status = StatusDeclined
+			t.log.add(Event{Type: EventItemCompleted, Item: it})
+			return fmt.Sprintf("declined: approval policy %q requires a person's approval for this command, and none can be asked here. "+
+				"Use read-only commands, or ask the user to change the approval policy.", cfg.ApprovalPolicy)
+		}
+		v = sandbox.Verdict{Decision: sandbox.Run}
+	}
+	prefix := sandbox.CommandPrefix(argv)
+	switch {
+	case v.Decision == sandbox.Refuse:
 		it.Status = StatusDeclined
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return fmt.Sprintf("declined: approval policy %q requires a person's approval for this command, and none can be asked here. "+
-			"Use read-only commands, or ask the user to change the approval policy.", cfg.ApprovalPolicy)
+		return "refused: " + v.Reason
+	case v.Decision == sandbox.Ask && !t.sessionApproved(prefix, v.Unsandboxed):
+		d, note := t.ask(ctx, it, Approval{Kind: "command", Command: cmd, Cwd: it.Cwd, Reason: v.Reason, Unsandboxed: v.Unsandboxed}, prefix)
+		if d != DecisionApprove && d != DecisionApproveForSession {
+			return t.declined(it, d, note, "The command")
+		}
 	}
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
+	out, msg, done := t.execute(ctx, it, c, v.Unsandboxed, c.Call.CallID)
+	if done {
+		return msg
+	}
+	if policy == sandbox.OnFailure && out.Sandboxed && out.SandboxDenied && t.approvalsOn(ctx) {
+		reason := fmt.Sprintf("the command failed inside the sandbox (exit code %d) in a way that looks like the sandbox stopped it; run it again without the sandbox?", out.ExitCode)
+		rerun := t.sessionApproved(prefix, true)
+		if !rerun {
+			d, note := t.ask(ctx, it, Approval{Kind: "command", Command: cmd, Cwd: it.Cwd, Reason: reason, Unsandboxed: true}, prefix)
+			rerun = d == DecisionApprove || d == DecisionApproveForSession
+			if !rerun {
+				text := t.finishExec(it, out)
+				return text + "\n\n" + t.declinedNote(d, note, "Running it again without the sandbox")
+			}
+		}
+		if out, msg, done = t.execute(ctx, it, c, true, c.Call.CallID+"-unsandboxed"); done {
+			return msg
+		}
+	}
+	return t.finishExec(it, out)
+}
 
+// declinedNote tells the model that a rerun was declined (the item itself
+// completed with the first run's outcome).
+func (t *turn) declinedNote(decision, note, what string) string {
+	switch decision {
+	case "":
+		return what + " was not done: the turn was interrupted while it waited for approval."
+	case DecisionAbort:
+		return what + " was declined, and the user stopped the turn."
+	}
+	if note != "" {
+		return what + " was declined (" + note + ")."
+	}
+	return what + " was declined by the user."
+}
+
+// execute runs the command activity once. done means the item has been
+// completed (interrupted, failed to run, refused by the sandbox) and msg
+// is what the model reads; otherwise the caller completes it with out.
+func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall, unsandboxed bool, callID string) (activities.ExecOutput, string, bool) {
+	cfg := t.in.Config
 	hb := cfg.ExecHeartbeat
 	if hb <= 0 {
 		hb = 5 * time.Second
@@ -86,12 +153,12 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 		StartToCloseTimeout: timeout,
 		HeartbeatTimeout:    hb,
 		WaitForCancellation: true,
-		Summary:             "exec: " + oneLine(cmd, 120),
+		Summary:             "exec: " + oneLine(it.Command, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	in := activities.ExecInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Command: c.Inv.Command,
+	in := activities.ExecInput{ThreadID: t.in.ThreadID, CallID: callID, Command: c.Inv.Command,
 		Cwd: it.Cwd, TimeoutMs: c.Inv.TimeoutMs, MaxOutput: cfg.MaxToolOutput,
-		SandboxMode: cfg.SandboxMode, EnvPolicy: cfg.EnvPolicy}
+		SandboxMode: cfg.SandboxMode, EnvPolicy: cfg.EnvPolicy, Unsandboxed: unsandboxed}
 	if cfg.SandboxMode != string(sandbox.DangerFullAccess) {
 		in.WorkspaceRoot, in.WritableRoots, in.NetworkAccess = cfg.Cwd, cfg.WritableRoots, cfg.NetworkAccess
 	}
@@ -102,25 +169,29 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 		it.Status = StatusInterrupted
 		it.AggregatedOutput = out.Output
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return "command interrupted: the turn was stopped while it ran"
+		return out, "command interrupted: the turn was stopped while it ran", true
 	case err != nil && isTimeout(err):
 		it.Status = StatusInterrupted
 		it.AggregatedOutput = "[interrupted: the worker running this command stopped; the outcome is unknown and it was not run again]"
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return "The command was interrupted: the worker running it stopped before it finished. " +
-			"Its outcome is unknown (it may have partly run) and it was NOT run again. Check the state before retrying it."
+		return out, "The command was interrupted: the worker running it stopped before it finished. " +
+			"Its outcome is unknown (it may have partly run) and it was NOT run again. Check the state before retrying it.", true
 	case err != nil:
 		it.Status = StatusFailed
 		it.AggregatedOutput = rootMessage(err)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return "error: could not run the command: " + rootMessage(err)
-	}
-	if out.SandboxError != "" {
+		return out, "error: could not run the command: " + rootMessage(err), true
+	case out.SandboxError != "":
 		it.Status = StatusDeclined
 		it.AggregatedOutput = out.SandboxError
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return "refused: the command was NOT run, because the sandbox could not be applied on the workspace host: " + out.SandboxError
+		return out, "refused: the command was NOT run, because the sandbox could not be applied on the workspace host: " + out.SandboxError, true
 	}
+	return out, "", false
+}
+
+// finishExec completes a command item with its outcome.
+func (t *turn) finishExec(it *Item, out activities.ExecOutput) string {
 	exit := out.ExitCode
 	it.ExitCode, it.DurationMs = &exit, out.DurationMs
 	it.AggregatedOutput = out.Output
@@ -132,20 +203,37 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 	return fmt.Sprintf("Exit code: %d\nWall time: %.1f seconds\nOutput:\n%s", exit, float64(out.DurationMs)/1000, out.Output)
 }
 
+// runPatch applies a patch. One that would write outside the writable
+// roots (or into .git or the interpreter home) under workspace-write asks
+// a person, showing the diff; under never it is refused.
 func (t *turn) runPatch(ctx workflow.Context, c activities.DecodedCall) string {
+	cfg := t.in.Config
 	it := t.newItem(ItemFileChange)
 	it.Status = StatusInProgress
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           t.in.Config.HostQueue,
-		StartToCloseTimeout: time.Minute,
-		Summary:             "apply_patch · " + patchSummary(c.Inv.Patch),
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
-	})
-	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: t.in.Config.Cwd, Patch: c.Inv.Patch,
-		SandboxMode: t.in.Config.SandboxMode, WritableRoots: t.in.Config.WritableRoots}
-	var out activities.PatchOutput
-	if err := workflow.ExecuteActivity(actx, acts.ApplyPatch, in).Get(ctx, &out); err != nil {
+	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: cfg.Cwd, Patch: c.Inv.Patch,
+		SandboxMode: cfg.SandboxMode, WritableRoots: cfg.WritableRoots}
+	out, err := t.patch(ctx, c, in)
+	if err == nil && out.NeedsApproval && t.approvalsOn(ctx) {
+		policy := sandbox.Policy(cfg.ApprovalPolicy)
+		prefix := "apply_patch: " + out.Path
+		switch {
+		case policy == sandbox.Never || policy == "":
+			out.Output += "\nIt needs a person's approval, and the approval policy is \"never\"."
+		case t.sessionApproved(prefix, true):
+			in.Unsandboxed = true
+			out, err = t.patch(ctx, c, in)
+		default:
+			d, note := t.ask(ctx, it, Approval{Kind: "patch", Cwd: cfg.Cwd, Diff: out.Diff, Unsandboxed: true,
+				Reason: strings.TrimPrefix(out.Output, "patch not applied, nothing was changed: ")}, prefix)
+			if d != DecisionApprove && d != DecisionApproveForSession {
+				return t.declined(it, d, note, "The patch")
+			}
+			in.Unsandboxed = true
+			out, err = t.patch(ctx, c, in)
+		}
+	}
+	if err != nil {
 		it.Status = StatusFailed
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return "error: applying the patch failed: " + rootMessage(err)
@@ -234,6 +322,18 @@ func fileToolSubject(inv harness.Invocation) string {
 		}
 	}
 	return inv.Path
+}
+
+func (t *turn) patch(ctx workflow.Context, c activities.DecodedCall, in activities.PatchInput) (activities.PatchOutput, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           t.in.Config.HostQueue,
+		StartToCloseTimeout: time.Minute,
+		Summary:             "apply_patch · " + patchSummary(c.Inv.Patch),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
+	})
+	var out activities.PatchOutput
+	err := workflow.ExecuteActivity(actx, acts.ApplyPatch, in).Get(ctx, &out)
+	return out, err
 }
 
 func (t *turn) updatePlan(c activities.DecodedCall) string {

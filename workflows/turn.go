@@ -21,6 +21,11 @@ type turn struct {
 	log     *eventLog
 	status  string
 	errText string
+	// decisions are answers to pending approvals, by item id, until the
+	// waiting tool call takes them.
+	decisions map[string]string
+	// aborted is set when a person answered "abort": the turn ends.
+	aborted error
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -33,13 +38,17 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st.Runs++
 	} else {
 		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem,
-			Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
+			Pending:          append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt}),
+			SessionApprovals: in.SessionApprovals}
 		if in.Config.TurnTimeout > 0 {
 			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
 		}
 	}
 	t.log = newEventLog(t.st.Events, t.st.LastSeq, in.TurnID)
 	if err := t.log.register(ctx); err != nil {
+		return TurnResult{}, err
+	}
+	if err := t.registerApprovals(ctx); err != nil {
 		return TurnResult{}, err
 	}
 	if in.State == nil {
@@ -76,6 +85,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		}
 		for _, c := range out.Calls {
 			t.st.Pending = append(t.st.Pending, t.runTool(ctx, c))
+		}
+		if t.aborted != nil {
+			return t.finish(ctx, StatusInterrupted, t.aborted.Error())
 		}
 	}
 }
@@ -189,7 +201,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
-		Transcript: t.st.Transcript, NextItem: t.st.NextItem,
+		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
 	}
 	if status != StatusCompleted {
 		res.Unsent = t.st.Pending

@@ -31,6 +31,12 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		{"missing API key names the variable", "", []string{"exec", "--provider", "openai", "hi"}, 1, "OPENAI_API_KEY is not set"},
 		{"no prompt", "", []string{"exec", "--provider", "demo"}, 2, "no prompt"},
 		{"missing working directory", "", []string{"exec", "--provider", "demo", "-C", "/does/not/exist", "hi"}, 2, "does not exist"},
+		{"unknown approval policy lists the valid ones", "", []string{"exec", "--approval-policy", "sometimes", "hi"}, 2, "untrusted, on-failure, on-request, never"},
+		{"writable root that does not exist", "[sandbox_workspace_write]\nwritable_roots = [\"/does/not/exist\"]\n", []string{"exec", "--provider", "demo", "hi"}, 2, "writable root /does/not/exist does not exist"},
+		{"--add-dir that does not exist", "", []string{"exec", "--provider", "demo", "--add-dir", "/does/not/exist", "hi"}, 2, "does not exist"},
+		{"relative writable root", "", []string{"-c", "sandbox_workspace_write.writable_roots=[\"rel\"]", "exec", "--provider", "demo", "hi"}, 2, "must be an absolute path"},
+		{"unknown default decision", "", []string{"-c", "approvals.default_decision=maybe", "exec", "--provider", "demo", "hi"}, 2, "approve, approve_for_session, deny, abort"},
+		{"approve with an unknown decision", "", []string{"approve", "th", "item_0", "--decision", "maybe"}, 2, "--decision must be one of"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

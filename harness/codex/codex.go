@@ -72,6 +72,9 @@ func (Harness) Tools() []harness.ToolSpec {
 					"command":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "The command and its arguments."},
 					"workdir":    map[string]any{"type": "string", "description": "Directory to run in; defaults to the session's working directory."},
 					"timeout_ms": map[string]any{"type": "number", "description": "Kill the command after this many milliseconds."},
+					"with_escalated_permissions": map[string]any{"type": "boolean",
+						"description": "Run without the sandbox (for example to write outside the workspace or use the network). A person must approve it; say why in justification."},
+					"justification": map[string]any{"type": "string", "description": "One sentence shown to the person asked to approve an escalated command."},
 				},
 				"required":             []string{"command"},
 				"additionalProperties": false,
@@ -122,7 +125,8 @@ type shellArgs struct {
 	Command   []string `json:"command"`
 	Workdir   string   `json:"workdir"`
 	TimeoutMs int64    `json:"timeout_ms"`
-	// Accepted and ignored: models trained on Codex sometimes send these.
+	// Escalation: the model asks to run the command without the sandbox
+	// (sandbox_permissions "require_escalated" is the newer spelling).
 	Justification      string `json:"justification"`
 	SandboxPermissions string `json:"sandbox_permissions"`
 	WithEscalatedPerms bool   `json:"with_escalated_permissions"`
@@ -149,7 +153,9 @@ func (Harness) Decode(call harness.ToolCall) harness.Invocation {
 		if len(a.Command) == 0 {
 			return harness.Invocation{Tool: harness.ToolShell, Error: "invalid arguments: command must be a non-empty array of strings"}
 		}
-		return harness.Invocation{Tool: harness.ToolShell, Command: a.Command, Workdir: a.Workdir, TimeoutMs: a.TimeoutMs}
+		return harness.Invocation{Tool: harness.ToolShell, Command: a.Command, Workdir: a.Workdir, TimeoutMs: a.TimeoutMs,
+			Escalate:      a.WithEscalatedPerms || a.SandboxPermissions == "require_escalated",
+			Justification: a.Justification}
 	case "apply_patch":
 		var a patchArgs
 		if err := harness.DecodeArgs(call.Arguments, &a); err != nil {

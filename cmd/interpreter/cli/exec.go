@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/term"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -45,6 +47,8 @@ type ExecCmd struct {
 	CyberAccess    string   `name:"cyber-access-program" help:"Accepted for Codex compatibility (the SDK's cyberAccessProgram)."`
 
 	Args []string `arg:"" optional:"" help:"PROMPT, or: resume THREAD_ID [PROMPT]. '-' or no prompt reads stdin."`
+
+	stdin *bufio.Reader // answers to approval prompts
 }
 
 func (e *ExecCmd) overrides() []string {
@@ -190,7 +194,13 @@ func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, 
 		case <-fctx.Done():
 		}
 	}()
-	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, p.event); err != nil {
+	onEvent := func(ev workflows.Event) {
+		p.event(ev)
+		if ev.Type == workflows.EventApprovalRequested && ev.Approval != nil {
+			e.answer(fctx, b, p.io, *ev.Approval)
+		}
+	}
+	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, onEvent); err != nil {
 		return exitf(1, "following turn %s: %v", turnID, err)
 	}
 	res, err := workflows.TurnOutcome(fctx, b.client, turnID)
@@ -207,6 +217,54 @@ func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, 
 		return &exitError{code: 1, err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
 	}
 	return nil
+}
+
+// answer decides a pending approval: on the terminal when stdin is one
+// (y/n/a), otherwise by the non-interactive default: deny, and the model
+// is told. An approval already decided (elsewhere, or before this front
+// end attached) is left alone.
+func (e *ExecCmd) answer(ctx context.Context, b *backend, stdio Stdio, a workflows.Approval) {
+	pending, err := workflows.PendingApprovals(ctx, b.client, a.ThreadID)
+	if err != nil {
+		return
+	}
+	waiting := false
+	for _, p := range pending {
+		waiting = waiting || p.ItemID == a.ItemID
+	}
+	if !waiting {
+		return
+	}
+	decision := workflows.DecisionDeny
+	if f, ok := stdio.In.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if e.stdin == nil {
+			e.stdin = bufio.NewReader(f)
+		}
+		decision = ""
+		for decision == "" {
+			fmt.Fprintf(stdio.Err, "Approve %s? [y]es / [n]o / [a]lways for this thread / a[b]ort the turn: ", a.ItemID)
+			line, err := e.stdin.ReadString('\n')
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				decision = workflows.DecisionApprove
+			case "a", "always":
+				decision = workflows.DecisionApproveForSession
+			case "b", "abort":
+				decision = workflows.DecisionAbort
+			case "n", "no":
+				decision = workflows.DecisionDeny
+			}
+			if err != nil && decision == "" {
+				decision = workflows.DecisionDeny
+			}
+		}
+	} else {
+		fmt.Fprintf(stdio.Err, "interpreter: %s needs approval and stdin is not a terminal: denied (the model is told). "+
+			"To decide yourself, run in a terminal, or keep this thread waiting with `interpreter approve`.\n", a.ItemID)
+	}
+	if _, err := workflows.DecideApproval(ctx, b.client, workflows.ApprovalDecision{ThreadID: a.ThreadID, ItemID: a.ItemID, Decision: decision}); err != nil {
+		fmt.Fprintf(stdio.Err, "interpreter: %v\n", rootCause(err))
+	}
 }
 
 func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error) {
@@ -250,6 +308,8 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls != nil && *cfg.Temporal.LocalModelCalls,
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
+		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
+		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
 	}
 	env := cfg.ShellEnvironment
 	if env.IgnoreDefaultExcludes || len(env.Exclude)+len(env.IncludeOnly)+len(env.Allow) > 0 {

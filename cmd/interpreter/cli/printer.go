@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -85,6 +86,18 @@ func jsonItem(it *workflows.Item) map[string]any {
 
 func (p *printer) humanEvent(e workflows.Event) {
 	w := p.io.Err
+	switch {
+	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
+		printApproval(w, *e.Approval)
+		return
+	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
+		note := ""
+		if e.Approval.Note != "" {
+			note = " (" + e.Approval.Note + ")"
+		}
+		fmt.Fprintf(w, "[approval %s: %s%s]\n", e.Approval.ItemID, orDefault(e.Approval.Decision, "none"), note)
+		return
+	}
 	if e.Item == nil {
 		return
 	}
@@ -156,4 +169,22 @@ func (p *printer) finish(r workflows.TurnResult) {
 	if r.FinalMessage != "" {
 		fmt.Fprintf(p.io.Out, "%s\n", r.FinalMessage)
 	}
+}
+
+// printApproval shows what waits for a decision and how to give it.
+func printApproval(w io.Writer, a workflows.Approval) {
+	fmt.Fprintf(w, "\napproval needed · thread %s · %s: %s\n", a.ThreadID, a.ItemID, a.Reason)
+	if a.Command != "" {
+		fmt.Fprintf(w, "  $ %s   (in %s)\n", a.Command, a.Cwd)
+	}
+	if a.Diff != "" {
+		fmt.Fprintf(w, "%s\n", strings.TrimRight(a.Diff, "\n"))
+	}
+	if a.Unsandboxed {
+		fmt.Fprintf(w, "  approving runs it WITHOUT the sandbox\n")
+	}
+	if a.Deadline != nil {
+		fmt.Fprintf(w, "  without a decision by %s: %s\n", a.Deadline.Local().Format("15:04:05"), a.DefaultDecision)
+	}
+	fmt.Fprintf(w, "  answer: %s\n", a.Answer)
 }

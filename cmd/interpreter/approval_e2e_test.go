@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+)
+
+// A pending approval is workflow state: it survives SIGKILL of the front
+// end and of the worker (with its server), is shown again to the next
+// client, and the turn goes on once someone decides. A decision for an
+// item that is not pending is refused and changes nothing.
+func TestPendingApprovalSurvivesKills(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{DelayMs: 4000, Shell: "touch approved.txt"},
+		{Text: "done after the approval"},
+	}}}})
+	marker := filepath.Join(e.work, "approved.txt")
+	dev := e.startDev()
+	run := e.exec("--json", "--approval-policy", "untrusted", "make the file")
+	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread to start")
+	thread := jsonLines(t, run.stdout.String())[0]["thread_id"].(string)
+	// The front end dies before the approval is asked (the model is slow).
+	run.kill()
+
+	approve := func(args ...string) *proc {
+		all := append([]string{"approve"}, e.config()...)
+		return e.start(append(all, args...)...)
+	}
+	listed := func() string {
+		p := approve(thread)
+		p.wait(60 * time.Second)
+		return p.stdout.String()
+	}
+	waitUntil(t, func() bool { return strings.Contains(listed(), "touch approved.txt") }, 60*time.Second,
+		"the approval to be pending", func() string { return dev.stderr.String() })
+	dev.kill()
+
+	dev2 := e.startDev()
+	defer dev2.kill()
+	out := listed()
+	if !strings.Contains(out, "item_0") || !strings.Contains(out, "answer: interpreter approve "+thread+" item_0 --decision") {
+		t.Fatalf("after the restart the approval is not shown again:\n%s", out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the command ran before it was approved")
+	}
+
+	forged := approve(thread, "item_9", "--decision", "approve")
+	if code := forged.wait(60 * time.Second); code != 1 || !strings.Contains(forged.stderr.String(), "not waiting for approval (pending: item_0)") {
+		t.Fatalf("forged decision: exit %d\n%s", code, forged.stderr)
+	}
+	if !strings.Contains(listed(), "item_0") {
+		t.Fatal("the refused decision changed the pending approval")
+	}
+
+	ok := approve(thread, "item_0", "--decision", "approve")
+	if code := ok.wait(60 * time.Second); code != 0 {
+		t.Fatalf("approve: exit %d\n%s", code, ok.stderr)
+	}
+	waitUntil(t, func() bool { _, err := os.Stat(marker); return err == nil }, 60*time.Second,
+		"the approved command to run", func() string { return dev2.stderr.String() })
+	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("Exit code: 0")) > 0 }, 60*time.Second,
+		"the model to read the command's output", func() string { return dev2.stderr.String() })
+}
