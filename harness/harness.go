@@ -45,6 +45,8 @@ type Skill struct {
 
 // Env is what a system prompt may mention about the session.
 type Env struct {
+	// Model is the model the request goes to.
+	Model                 string `json:"Model,omitempty"`
 	Cwd                   string `json:"Cwd"`
 	Shell                 string `json:"Shell"`
 	SandboxMode           string `json:"SandboxMode"`
@@ -159,6 +161,13 @@ type Info struct {
 	// messages as reasoning_content, as Kimi, DeepSeek and Qwen thinking
 	// models expect.
 	ReasoningContent bool
+	// ReasoningPlaceholder is sent as reasoning_content on assistant chat
+	// messages with tool calls that have no reasoning of their own
+	// (DeepSeek thinking models expect one there).
+	ReasoningPlaceholder string
+	// EmptyToolCallContent sends content "" (not null) on assistant chat
+	// messages that only carry tool calls.
+	EmptyToolCallContent bool
 	// StartupContext asks the turn workflow to gather the start-up context
 	// (date, OS, working directory listing) once, at the start of a thread,
 	// and hand it to the harness's [Preluder].
