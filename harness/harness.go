@@ -217,28 +217,31 @@ type Preluder interface {
 	Prelude(s StartupInfo) []Entry
 }
 
-var registry = map[string]Harness{}
+var (
+	registry = map[string]Harness{}
+	names    []string // sorted; kept beside the map so no caller iterates a map
+)
 
 // Register adds a harness; harness packages call it from init.
-func Register(h Harness) { registry[h.Info().Name] = h }
+func Register(h Harness) {
+	name := h.Info().Name
+	if _, ok := registry[name]; !ok {
+		i := sort.SearchStrings(names, name)
+		names = append(names[:i], append([]string{name}, names[i:]...)...)
+	}
+	registry[name] = h
+}
 
 // Lookup finds a harness by name; the error lists the known names.
 func Lookup(name string) (Harness, error) {
 	if h, ok := registry[name]; ok {
 		return h, nil
 	}
-	return nil, fmt.Errorf("unknown harness %q (known: %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown harness %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // Names lists the registered harnesses, sorted.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return append([]string(nil), names...) }
 
 // DecodeArgs unmarshals tool arguments strictly, so a mistyped field is
 // reported to the model instead of silently ignored.
