@@ -132,3 +132,21 @@ func TestTurnStartupContext(t *testing.T) {
 	require.Equal(t, StatusCompleted, turnResult(t, env2).Status)
 	require.Len(t, model2.calls()[0].Append, 1)
 }
+
+// A first turn that failed before its first answer hands its start-up
+// context on unsent; the next turn does not gather it again.
+func TestTurnStartupContextNotRepeated(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "ok"), nil }}
+	mockModel(env, model)
+	cfg := testConfig()
+	cfg.Harness = "qwen-code"
+	in := turnInput(cfg)
+	in.Unsent = []harness.Entry{{Kind: harness.KindUser, Text: "ctx", Context: true}, {Kind: harness.KindAssistant, Text: "ack", Context: true},
+		{Kind: harness.KindUser, Text: "first prompt"}}
+	env.ExecuteWorkflow(TurnWorkflow, in)
+	require.Equal(t, StatusCompleted, turnResult(t, env).Status)
+	sent := model.calls()[0].Append
+	require.Len(t, sent, 4)
+	require.Equal(t, "ctx", sent[0].Text)
+}

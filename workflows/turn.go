@@ -48,7 +48,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 
 	ctx, stopTimer := t.withTimeout(ctx)
 	defer stopTimer()
-	if in.State == nil && in.Transcript == "" {
+	if in.State == nil && in.Transcript == "" && !hasContext(in.Unsent) {
 		t.startupContext(ctx)
 	}
 	for {
@@ -112,6 +112,17 @@ func (t *turn) startupContext(ctx workflow.Context) {
 	}
 	info.Date = workflow.Now(ctx).UTC().Format("Monday, January 2, 2006")
 	t.st.Pending = append(p.Prelude(info), t.st.Pending...)
+}
+
+// hasContext reports whether entries already carry a start-up context (a
+// first turn that failed before its first answer hands them on unsent).
+func hasContext(entries []harness.Entry) bool {
+	for _, e := range entries {
+		if e.Context {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) maxSteps() int {
