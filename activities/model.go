@@ -110,7 +110,7 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 		return nil, classify(in.Provider, err)
 	}
 	if f, ok := h.(harness.Finisher); ok {
-		ans = f.Finish(conv, ans, fmt.Sprintf("text-%s-%d", in.TurnID, in.Step))
+		ans = finish(f, conv, ans, fmt.Sprintf("text-%s-%d", in.TurnID, in.Step))
 	}
 	all := append(append([]harness.Entry{}, in.Append...), ans.Entries...)
 	ref, err := a.Store.Append(refs, all)
@@ -149,6 +149,17 @@ func checkPayload(v any) error {
 			ErrTypeProvider, nil)
 	}
 	return nil
+}
+
+// finish lets a text-loop harness find the commands in an answer; a
+// harness that panics leaves the answer as it was (the turn ends on it).
+func finish(f harness.Finisher, conv []harness.Entry, ans harness.Answer, callID string) (out harness.Answer) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = ans
+		}
+	}()
+	return f.Finish(conv, ans, callID)
 }
 
 // decode maps a call onto a core tool; a harness that panics on strange

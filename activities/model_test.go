@@ -155,3 +155,38 @@ func TestOversizedResultIsPermanent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// What goes over the wire is the rendered params plus "stream": true, so
+// the golden files of package harness are the request bodies.
+func TestRequestBodiesAreTheRenderedParams(t *testing.T) {
+	for _, tc := range []struct{ wire, harness string }{
+		{WireResponses, "codex"}, {WireChat, "kimi-cli"}, {WireMessages, "claude-code"}, {WireChat, "mini-swe-agent"},
+	} {
+		srv, base := fakeServer(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "hi"}}}}})
+		if tc.wire != WireMessages {
+			base += "/v1"
+		}
+		a := newActs(t)
+		in := modelInput(tc.wire, tc.harness, base)
+		_, err := a.CallModel(context.Background(), in)
+		require.NoError(t, err, tc.harness)
+		h, _ := harness.Lookup(tc.harness)
+		req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: in.Append, CacheKey: in.ThreadID}
+		var params any
+		switch tc.wire {
+		case WireResponses:
+			params = harness.RenderResponses(req)
+		case WireChat:
+			params = harness.RenderChat(req)
+		case WireMessages:
+			params = harness.RenderMessages(req)
+		}
+		b, err := json.Marshal(params)
+		require.NoError(t, err)
+		var want, got map[string]any
+		require.NoError(t, json.Unmarshal(b, &want))
+		want["stream"] = true
+		require.NoError(t, json.Unmarshal(srv.Requests()[0].Body, &got))
+		require.Equal(t, want, got, "%s over %s", tc.harness, tc.wire)
+	}
+}

@@ -8,7 +8,7 @@ import (
 // ChatShaper is implemented by harnesses that adjust the chat request
 // beyond the defaults (a max_tokens of their own, a tool message shape).
 type ChatShaper interface {
-	ShapeChat(p *openai.ChatCompletionNewParams)
+	ShapeChat(r Request, p *openai.ChatCompletionNewParams)
 }
 
 // RenderChat builds an OpenAI Chat Completions request. An assistant's text
@@ -19,20 +19,31 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 	info := r.Harness.Info()
 	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(r.Harness.Instructions(r.Env))}
 	var pending *openai.ChatCompletionAssistantMessageParam
-	reasoning := ""
+	reasoning, pendingReasoning := "", false
 	open := func() *openai.ChatCompletionAssistantMessageParam {
 		m := &openai.ChatCompletionAssistantMessageParam{}
+		pendingReasoning = false
 		if info.ReasoningContent && reasoning != "" {
 			m.SetExtraFields(map[string]any{"reasoning_content": reasoning})
+			pendingReasoning = true
 		}
 		reasoning = ""
 		return m
 	}
 	flush := func() {
-		if pending != nil {
-			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: pending})
-			pending = nil
+		if pending == nil {
+			return
 		}
+		if len(pending.ToolCalls) > 0 {
+			if !pendingReasoning && info.ReasoningPlaceholder != "" {
+				pending.SetExtraFields(map[string]any{"reasoning_content": info.ReasoningPlaceholder})
+			}
+			if info.EmptyToolCallContent && pending.Content.OfString.Value == "" && len(pending.Content.OfArrayOfContentParts) == 0 {
+				pending.Content.OfString = openai.String("")
+			}
+		}
+		msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: pending})
+		pending = nil
 	}
 	for _, e := range r.Conversation {
 		switch e.Kind {
@@ -84,7 +95,7 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 		}
 	}
 	if s, ok := r.Harness.(ChatShaper); ok {
-		s.ShapeChat(&p)
+		s.ShapeChat(r, &p)
 	}
 	return p
 }

@@ -45,6 +45,8 @@ type Skill struct {
 
 // Env is what a system prompt may mention about the session.
 type Env struct {
+	// Model is the model the request goes to.
+	Model                 string `json:"Model,omitempty"`
 	Cwd                   string `json:"Cwd"`
 	Shell                 string `json:"Shell"`
 	SandboxMode           string `json:"SandboxMode"`
@@ -163,6 +165,13 @@ type Info struct {
 	// messages as reasoning_content, as Kimi, DeepSeek and Qwen thinking
 	// models expect.
 	ReasoningContent bool
+	// ReasoningPlaceholder is sent as reasoning_content on assistant chat
+	// messages with tool calls that have no reasoning of their own
+	// (DeepSeek thinking models expect one there).
+	ReasoningPlaceholder string
+	// EmptyToolCallContent sends content "" (not null) on assistant chat
+	// messages that only carry tool calls.
+	EmptyToolCallContent bool
 	// StartupContext asks the turn workflow to gather the start-up context
 	// (date, OS, working directory listing) once, at the start of a thread,
 	// and hand it to the harness's [Preluder].
@@ -212,28 +221,31 @@ type Preluder interface {
 	Prelude(s StartupInfo) []Entry
 }
 
-var registry = map[string]Harness{}
+var (
+	registry = map[string]Harness{}
+	names    []string // sorted; kept beside the map so no caller iterates a map
+)
 
 // Register adds a harness; harness packages call it from init.
-func Register(h Harness) { registry[h.Info().Name] = h }
+func Register(h Harness) {
+	name := h.Info().Name
+	if _, ok := registry[name]; !ok {
+		i := sort.SearchStrings(names, name)
+		names = append(names[:i], append([]string{name}, names[i:]...)...)
+	}
+	registry[name] = h
+}
 
 // Lookup finds a harness by name; the error lists the known names.
 func Lookup(name string) (Harness, error) {
 	if h, ok := registry[name]; ok {
 		return h, nil
 	}
-	return nil, fmt.Errorf("unknown harness %q (known: %s)", name, strings.Join(Names(), ", "))
+	return nil, fmt.Errorf("unknown harness %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // Names lists the registered harnesses, sorted.
-func Names() []string {
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return append([]string(nil), names...) }
 
 // DecodeArgs unmarshals tool arguments strictly, so a mistyped field is
 // reported to the model instead of silently ignored.

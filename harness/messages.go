@@ -10,7 +10,7 @@ import (
 // MessagesShaper is implemented by harnesses that tune an Anthropic
 // Messages request for a model (output budget, extended thinking).
 type MessagesShaper interface {
-	ShapeMessages(model string, p *anthropic.MessageNewParams)
+	ShapeMessages(r Request, p *anthropic.MessageNewParams)
 }
 
 // DefaultMaxTokens is the output budget of a Messages request unless the
@@ -101,7 +101,7 @@ func RenderMessages(r Request) anthropic.MessageNewParams {
 		}
 	}
 	if s, ok := r.Harness.(MessagesShaper); ok {
-		s.ShapeMessages(r.Model, &p)
+		s.ShapeMessages(r, &p)
 	}
 	return p
 }

@@ -92,3 +92,61 @@ func TestTurnFileToolsReadOnly(t *testing.T) {
 	require.Len(t, changes, 1)
 	require.Equal(t, StatusDeclined, changes[0].Item.Status)
 }
+
+// A harness with a start-up context exchange gathers it on the workspace
+// host once, at the start of the thread, and sends it before the prompt.
+func TestTurnStartupContext(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return answer(n, "ok"), nil
+	}}
+	mockModel(env, model)
+	var got []activities.FileToolInput
+	env.OnActivity(a.FileTool, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FileToolInput) (*activities.FileToolOutput, error) {
+			got = append(got, in)
+			return &activities.FileToolOutput{Success: true, Startup: &harness.StartupInfo{OS: "linux", Cwd: "/work", Listing: "/work/\n└── a.go"}}, nil
+		})
+	cfg := testConfig()
+	cfg.Harness = "qwen-code"
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
+	require.Equal(t, StatusCompleted, turnResult(t, env).Status)
+	require.Len(t, got, 1)
+	require.Equal(t, activities.ToolStartup, got[0].Inv.Tool)
+	sent := model.calls()[0].Append
+	require.Len(t, sent, 3)
+	require.True(t, sent[0].Context)
+	require.Equal(t, harness.KindUser, sent[0].Kind)
+	require.Contains(t, sent[0].Text, "linux")
+	require.Contains(t, sent[0].Text, "└── a.go")
+	require.Equal(t, harness.KindAssistant, sent[1].Kind)
+	require.Equal(t, "do the thing", sent[2].Text)
+
+	// A later turn of the thread (a transcript exists) does not repeat it.
+	env2 := newEnv(t)
+	model2 := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "ok"), nil }}
+	mockModel(env2, model2)
+	in := turnInput(cfg)
+	in.Transcript = "tr-prev"
+	env2.ExecuteWorkflow(TurnWorkflow, in)
+	require.Equal(t, StatusCompleted, turnResult(t, env2).Status)
+	require.Len(t, model2.calls()[0].Append, 1)
+}
+
+// A first turn that failed before its first answer hands its start-up
+// context on unsent; the next turn does not gather it again.
+func TestTurnStartupContextNotRepeated(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "ok"), nil }}
+	mockModel(env, model)
+	cfg := testConfig()
+	cfg.Harness = "qwen-code"
+	in := turnInput(cfg)
+	in.Unsent = []harness.Entry{{Kind: harness.KindUser, Text: "ctx", Context: true}, {Kind: harness.KindAssistant, Text: "ack", Context: true},
+		{Kind: harness.KindUser, Text: "first prompt"}}
+	env.ExecuteWorkflow(TurnWorkflow, in)
+	require.Equal(t, StatusCompleted, turnResult(t, env).Status)
+	sent := model.calls()[0].Append
+	require.Len(t, sent, 4)
+	require.Equal(t, "ctx", sent[0].Text)
+}

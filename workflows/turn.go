@@ -57,6 +57,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 
 	ctx, stopTimer := t.withTimeout(ctx)
 	defer stopTimer()
+	if in.State == nil && in.Transcript == "" && !hasContext(in.Unsent) {
+		t.startupContext(ctx)
+	}
 	for {
 		if ctx.Err() != nil {
 			return t.finish(ctx, StatusInterrupted, t.interruptReason())
@@ -90,6 +93,48 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 			return t.finish(ctx, StatusInterrupted, t.aborted.Error())
 		}
 	}
+}
+
+// startupContext opens a thread with the harness's start-up context
+// exchange (date, OS, working directory listing) for harnesses that have
+// one. It runs once per thread, before the first model call; the entries
+// stay at the start of the transcript. Other harnesses issue no command.
+func (t *turn) startupContext(ctx workflow.Context) {
+	cfg := t.in.Config
+	h, err := harness.Lookup(cfg.Harness)
+	if err != nil || !h.Info().StartupContext {
+		return
+	}
+	p, ok := h.(harness.Preluder)
+	if !ok {
+		return
+	}
+	info := harness.StartupInfo{Cwd: cfg.Cwd, OS: "unknown", Listing: "(not available)"}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           cfg.HostQueue,
+		StartToCloseTimeout: time.Minute,
+		Summary:             "start-up context · " + cfg.Cwd,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	in := activities.FileToolInput{ThreadID: t.in.ThreadID, CallID: "startup", Cwd: cfg.Cwd,
+		Inv: harness.Invocation{Tool: activities.ToolStartup}}
+	var out activities.FileToolOutput
+	if err := workflow.ExecuteActivity(actx, acts.FileTool, in).Get(ctx, &out); err == nil && out.Startup != nil {
+		info = *out.Startup
+	}
+	info.Date = workflow.Now(ctx).UTC().Format("Monday, January 2, 2006")
+	t.st.Pending = append(p.Prelude(info), t.st.Pending...)
+}
+
+// hasContext reports whether entries already carry a start-up context (a
+// first turn that failed before its first answer hands them on unsent).
+func hasContext(entries []harness.Entry) bool {
+	for _, e := range entries {
+		if e.Context {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *turn) maxSteps() int {
@@ -152,7 +197,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 	in := activities.ModelInput{
 		ThreadID: t.in.ThreadID, TurnID: t.in.TurnID, Step: t.st.Step,
 		Model: cfg.Model, Provider: cfg.Provider, Harness: cfg.Harness,
-		Env: harness.Env{Cwd: cfg.Cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
+		Env: harness.Env{Model: cfg.Model, Cwd: cfg.Cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions,
 			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance},
 		Transcript: t.st.Transcript, Append: t.st.Pending,

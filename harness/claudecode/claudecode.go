@@ -385,8 +385,8 @@ func intOf(f *float64) int {
 
 // ShapeMessages implements [harness.MessagesShaper]: Claude Code's output
 // budget, and extended thinking on the models that have it.
-func (Harness) ShapeMessages(model string, p *anthropic.MessageNewParams) {
-	if !thinkingModel(model) {
+func (Harness) ShapeMessages(r harness.Request, p *anthropic.MessageNewParams) {
+	if !thinkingModel(r.Model) {
 		return
 	}
 	p.MaxTokens = 32000

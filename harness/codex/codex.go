@@ -51,6 +51,13 @@ func (Harness) Instructions(env harness.Env) string {
 		fmt.Fprintf(&b, "  <shell>%s</shell>\n", env.Shell)
 	}
 	b.WriteString("</environment_context>\n")
+	if len(env.Skills) > 0 {
+		b.WriteString("\n## Skills\nA skill is a set of instructions in a SKILL.md file. Open the file and follow it when a task matches its description.\n")
+		b.WriteString(harness.SkillsList(env.Skills, "- %s: %s (file: %s)\n"))
+	}
+	if g := harness.Guidance(env, false); g != "" {
+		b.WriteString("\n" + g + "\n")
+	}
 	if env.DeveloperInstructions != "" {
 		b.WriteString("\n")
 		b.WriteString(env.DeveloperInstructions)
@@ -176,5 +183,5 @@ func (Harness) Decode(call harness.ToolCall) harness.Invocation {
 		}
 		return harness.Invocation{Tool: harness.ToolPlan, Explanation: a.Explanation, Plan: a.Plan}
 	}
-	return harness.Invocation{Tool: call.Name, Error: fmt.Sprintf("unknown tool %q; available tools: shell, apply_patch, update_plan", call.Name)}
+	return harness.Unknown(call.Name, Harness{}.Tools())
 }

@@ -50,6 +50,7 @@ type root struct {
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
 	App     AppCmd     `cmd:"" name:"app-server" help:"Serve Codex's app-server protocol (JSON-RPC lines) on stdin/stdout."`
 	Approve ApproveCmd `cmd:"" help:"Answer a pending approval: approve THREAD ITEM --decision approve|approve_for_session|deny|abort (no ITEM: list them)."`
+	Harness HarnessCmd `cmd:"" help:"List the harnesses, or show one as it is sent to a model."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 
 	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`
