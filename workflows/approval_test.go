@@ -413,3 +413,26 @@ func TestTurnWithUnknownModeOrPolicyIsRefused(t *testing.T) {
 	require.ErrorContains(t, policy.rejected, "valid: untrusted, on-failure, on-request, never")
 	require.Empty(t, view.Turns)
 }
+
+// Interrupting the thread while a turn waits for approval ends the wait:
+// the command does not run and the turn ends interrupted.
+func TestInterruptDuringApprovalWait(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return withCalls(n, "", shellCall("c1", "make deploy")), nil
+	}}
+	mockModel(env, model)
+	exec := &fakeExec{}
+	mockExec(env, exec)
+	env.OnActivity(a.NotifyApproval, mock.Anything, mock.Anything).Return(nil)
+	var view ThreadView
+	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "deploy"}) }, 0)
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalInterrupt, nil) }, time.Hour)
+	env.RegisterDelayedCallback(func() { view = viewThread(t, env); env.CancelWorkflow() }, 2*time.Hour)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: untrusted()})
+	requireCanceled(t, env)
+	require.Len(t, view.Turns, 1)
+	require.Equal(t, StatusInterrupted, view.Turns[0].Status)
+	require.Empty(t, exec.calls())
+	require.Contains(t, toolOutput(t, view.Turns[0].Unsent, "c1").Text, "interrupted while it waited for approval")
+}
