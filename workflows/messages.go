@@ -28,6 +28,10 @@ const (
 	// sequence number; the events themselves are read with QueryEvents, so
 	// they are not copied into history again.
 	UpdateWaitEvents = "turn.wait"
+	// UpdateArchive closes an idle thread: its workflow completes, so it
+	// leaves the list of open threads and takes no more turns. Refused
+	// while a turn runs or waits to start.
+	UpdateArchive = "thread.archive"
 )
 
 // Event types, named as `codex exec --json` names them.
@@ -57,6 +61,8 @@ const (
 	StatusFailed      = "failed"
 	StatusDeclined    = "declined"
 	StatusInterrupted = "interrupted"
+	// StatusArchived is a thread's status once it is archived.
+	StatusArchived = "archived"
 )
 
 // ThreadConfig is what a thread runs with; later turns may override parts.

@@ -19,6 +19,8 @@ type thread struct {
 	id        string
 	st        ThreadState
 	interrupt workflow.CancelFunc
+	// archived is set by [UpdateArchive]; the thread then completes.
+	archived bool
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -35,8 +37,13 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 		return err
 	}
 	for {
-		if err := workflow.Await(ctx, func() bool { return len(t.st.Queue) > 0 || t.shouldContinueAsNew(ctx) }); err != nil {
+		if err := workflow.Await(ctx, func() bool {
+			return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx)
+		}); err != nil {
 			return err
+		}
+		if t.archived && len(t.st.Queue) == 0 {
+			return t.archive(ctx)
 		}
 		if len(t.st.Queue) == 0 {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -67,6 +74,12 @@ func (t *thread) register(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: t.validateTurn}); err != nil {
 		return err
 	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateArchive, func(ctx workflow.Context) error {
+		t.archived = true
+		return nil
+	}, workflow.UpdateHandlerOptions{Validator: t.validateArchive}); err != nil {
+		return err
+	}
 	ch := workflow.GetSignalChannel(ctx, SignalInterrupt)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
@@ -83,6 +96,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	if strings.TrimSpace(req.Prompt) == "" {
 		return errors.New("prompt is empty")
 	}
+	if t.archived {
+		return fmt.Errorf("thread %s is archived", t.id)
+	}
 	if t.st.Running != "" {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
 	}
@@ -90,6 +106,27 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 		return fmt.Errorf("thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
 	}
 	return nil
+}
+
+func (t *thread) validateArchive(ctx workflow.Context) error {
+	if t.st.Running != "" {
+		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it before archiving", t.id, t.st.Running)
+	}
+	if len(t.st.Queue) > 0 {
+		return fmt.Errorf("thread %s has turn %s waiting to start; wait for it to finish before archiving", t.id, t.st.Queue[0].TurnID)
+	}
+	return nil
+}
+
+// archive completes the thread. Only threads that received [UpdateArchive]
+// come here, so histories of older builds never do; the version marker
+// still records which code archived it.
+func (t *thread) archive(ctx workflow.Context) error {
+	_ = workflow.GetVersion(ctx, "thread-archive", workflow.DefaultVersion, 1)
+	if t.st.Config.SearchAttributes {
+		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(StatusArchived), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
+	}
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTurnResponse, error) {

@@ -48,6 +48,7 @@ type root struct {
 	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
+	Threads ThreadsCmd `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 

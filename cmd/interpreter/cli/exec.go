@@ -157,6 +157,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if errors.Is(err, workflows.ErrThreadNotFound) {
 		return exitf(1, "thread not found: %s", threadID)
 	}
+	if errors.Is(err, workflows.ErrThreadArchived) {
+		return exitf(1, "thread %s is archived; it takes no more turns", threadID)
+	}
 	if err != nil {
 		return exitf(1, "%v", rootCause(err))
 	}
