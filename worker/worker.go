@@ -28,6 +28,9 @@ type Options struct {
 	// ToolsOnly makes a workspace-only worker: it polls only HostQueue
 	// (tools), leaving workflows and model calls to the shared workers.
 	ToolsOnly bool
+	// Tracing adds spans for model calls and tool runs; the client must
+	// carry Tracing.ClientInterceptors. Nil: no tracing.
+	Tracing *Tracing
 }
 
 // Workers are the running workers of one process.
@@ -44,7 +47,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.HostQueue == "" {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
-	base := worker.Options{Identity: o.Identity}
+	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors()}
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
