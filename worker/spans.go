@@ -58,6 +58,10 @@ func (s *spanActivity) ExecuteActivity(ctx context.Context, in *interceptor.Exec
 			return s.shell(ctx, in, &arg)
 		case *activities.ExecInput:
 			return s.shell(ctx, in, arg)
+		case activities.CompactInput:
+			return s.compaction(ctx, in, &arg)
+		case *activities.CompactInput:
+			return s.compaction(ctx, in, arg)
 		case activities.PatchInput:
 			return s.patch(ctx, in, &arg)
 		case *activities.PatchInput:
@@ -119,6 +123,33 @@ func (s *spanActivity) modelCall(ctx context.Context, in *interceptor.ExecuteAct
 			attribute.Int64("gen_ai.usage.cache_read.input_tokens", out.Usage.CachedInputTokens),
 			attribute.StringSlice("gen_ai.response.finish_reasons", []string{finish}),
 			attribute.Int("interpreter.tool_calls", len(out.Calls)),
+		)
+	}
+	return res, err
+}
+
+// compaction is a model call too: it carries the gen_ai attributes.
+func (s *spanActivity) compaction(ctx context.Context, in *interceptor.ExecuteActivityInput, ci *activities.CompactInput) (any, error) {
+	ctx, span := s.tracer.Start(ctx, "compact "+ci.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.String("gen_ai.system", genAISystem(ci.Provider)),
+		attribute.String("gen_ai.provider.name", genAISystem(ci.Provider)),
+		attribute.String("gen_ai.request.model", ci.Model),
+		attribute.String("interpreter.thread_id", ci.ThreadID),
+		attribute.String("interpreter.turn_id", ci.TurnID),
+	))
+	defer span.End()
+	res, err := s.Next.ExecuteActivity(ctx, in)
+	if err != nil {
+		failSpan(span, err)
+		return res, err
+	}
+	if out, ok := res.(*activities.CompactOutput); ok && out != nil {
+		span.SetAttributes(
+			attribute.Int64("gen_ai.usage.input_tokens", out.Usage.InputTokens),
+			attribute.Int64("gen_ai.usage.output_tokens", out.Usage.OutputTokens),
+			attribute.Int("interpreter.entries_before", out.EntriesBefore),
+			attribute.Int("interpreter.entries_after", out.EntriesAfter),
 		)
 	}
 	return res, err

@@ -64,6 +64,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
 	w.shared.RegisterActivity(o.Activities.CallModel)
+	w.shared.RegisterActivity(o.Activities.Compact)
 	if err := w.shared.Start(); err != nil {
 		host.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)

@@ -32,6 +32,10 @@ const (
 	// leaves the list of open threads and takes no more turns. Refused
 	// while a turn runs or waits to start.
 	UpdateArchive = "thread.archive"
+	// UpdateCompact compacts an idle thread's context now: the model
+	// summarizes the conversation and the transcript becomes the recent
+	// user messages plus that summary. Returns a [CompactResponse].
+	UpdateCompact = "thread.compact"
 )
 
 // Event types, named as `codex exec --json` names them.
@@ -52,6 +56,9 @@ const (
 	ItemFileChange       = "file_change"
 	ItemTodoList         = "todo_list"
 	ItemError            = "error"
+	// ItemContextCompaction reports that the conversation was compacted
+	// (Text is the summary) or that compacting it failed (Message).
+	ItemContextCompaction = "context_compaction"
 )
 
 // Item and turn statuses.
@@ -92,6 +99,18 @@ type ThreadConfig struct {
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
 	SearchAttributes bool `json:"search_attributes,omitempty"`
+	// ContextWindow is the model's context window in tokens (0: from the
+	// table in [ContextWindow]).
+	ContextWindow int64 `json:"context_window,omitempty"`
+	// AutoCompactTokenLimit compacts the conversation before a model call
+	// once the previous call used this many tokens (0: 80% of the window;
+	// negative: never).
+	AutoCompactTokenLimit int64 `json:"auto_compact_token_limit,omitempty"`
+	// CompactPrompt asks the model for the summary ("" is the default).
+	CompactPrompt string `json:"compact_prompt,omitempty"`
+	// CompactKeepTokens bounds the recent user messages a compacted
+	// transcript keeps word for word.
+	CompactKeepTokens int `json:"compact_keep_tokens,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].
@@ -190,6 +209,18 @@ type TurnResult struct {
 	// after the tools ran); the next turn sends them first, so the
 	// transcript never holds a tool call without its output.
 	Unsent []harness.Entry `json:"unsent,omitempty"`
+	// ContextTokens is the size of the conversation at the turn's last
+	// model call (its input and output tokens).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+}
+
+// CompactResponse answers [UpdateCompact].
+type CompactResponse struct {
+	Summary       string `json:"summary"`
+	EntriesBefore int    `json:"entries_before"`
+	EntriesAfter  int    `json:"entries_after"`
+	TokensBefore  int64  `json:"tokens_before"`
+	TokensAfter   int64  `json:"tokens_after"`
 }
 
 // ThreadView answers [QueryThread].
@@ -200,6 +231,9 @@ type ThreadView struct {
 	RunningTurn string        `json:"running_turn,omitempty"`
 	Usage       harness.Usage `json:"usage"`
 	Transcript  string        `json:"transcript"`
+	// ContextTokens is the conversation's size at its last model call (an
+	// estimate right after a compaction).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

@@ -27,6 +27,8 @@ type ThreadState struct {
 	Running    string        `json:"running,omitempty"`
 	// Unsent tool outputs of the last turn (see [TurnResult.Unsent]).
 	Unsent []harness.Entry `json:"unsent,omitempty"`
+	// ContextTokens is the conversation's size (see [TurnResult.ContextTokens]).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -48,6 +50,8 @@ type TurnInput struct {
 	// Unsent tool outputs of the previous turn, sent before the prompt.
 	Unsent []harness.Entry `json:"unsent,omitempty"`
 	State  *TurnState      `json:"state,omitempty"`
+	// ContextTokens is the conversation's size when the turn starts.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.
@@ -63,6 +67,11 @@ type TurnState struct {
 	Runs       int             `json:"runs"`
 	// Deadline is when the turn timeout fires; kept across continue-as-new.
 	Deadline time.Time `json:"deadline,omitempty"`
+	// ContextTokens is the conversation's size at the last model call.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// CompactError is set when compacting failed in this turn; it is not
+	// tried again in the same turn.
+	CompactError string `json:"compact_error,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

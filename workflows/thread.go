@@ -21,6 +21,8 @@ type thread struct {
 	interrupt workflow.CancelFunc
 	// archived is set by [UpdateArchive]; the thread then completes.
 	archived bool
+	// compacting is set while [UpdateCompact] runs.
+	compacting bool
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -66,7 +68,7 @@ func (t *thread) shouldContinueAsNew(ctx workflow.Context) bool {
 func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
-			Usage: t.st.Usage, Transcript: t.st.Transcript}, nil
+			Usage: t.st.Usage, Transcript: t.st.Transcript, ContextTokens: t.st.ContextTokens}, nil
 	}); err != nil {
 		return err
 	}
@@ -78,6 +80,10 @@ func (t *thread) register(ctx workflow.Context) error {
 		t.archived = true
 		return nil
 	}, workflow.UpdateHandlerOptions{Validator: t.validateArchive}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCompact, t.compact,
+		workflow.UpdateHandlerOptions{Validator: t.validateCompact}); err != nil {
 		return err
 	}
 	ch := workflow.GetSignalChannel(ctx, SignalInterrupt)
@@ -99,6 +105,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	if t.archived {
 		return fmt.Errorf("thread %s is archived", t.id)
 	}
+	if t.compacting {
+		return fmt.Errorf("thread %s is compacting its context; send the turn again when that is done", t.id)
+	}
 	if t.st.Running != "" {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
 	}
@@ -109,6 +118,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 }
 
 func (t *thread) validateArchive(ctx workflow.Context) error {
+	if t.compacting {
+		return fmt.Errorf("thread %s is compacting its context; archive it when that is done", t.id)
+	}
 	if t.st.Running != "" {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it before archiving", t.id, t.st.Running)
 	}
@@ -154,8 +166,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 	})
 	in := TurnInput{
-		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: t.st.Config,
+		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: withCompactDefaults(t.st.Config),
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
+		ContextTokens: t.st.ContextTokens,
 	}
 	var res TurnResult
 	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
@@ -173,6 +186,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
 	t.st.Unsent = res.Unsent
+	if err == nil {
+		t.st.ContextTokens = res.ContextTokens
+	}
 	t.st.Usage.Add(res.Usage)
 	t.st.Turns = append(t.st.Turns, res)
 	if len(t.st.Turns) > maxKeptTurns {

@@ -164,16 +164,38 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) ThreadSummary {
 // ArchiveThread archives an idle thread: its workflow completes. Archiving
 // an archived thread is not an error.
 func ArchiveThread(ctx context.Context, c client.Client, threadID string) error {
-	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: threadID, UpdateName: UpdateArchive, WaitForStage: client.WorkflowUpdateStageCompleted,
+	err := whenTurnTakenIn(ctx, c, threadID, func() error {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: threadID, UpdateName: UpdateArchive, WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			err = h.Get(ctx, nil)
+		}
+		return err
 	})
-	if err == nil {
-		err = h.Get(ctx, nil)
-	}
 	if err != nil && threadClosed(ctx, c, threadID) {
 		return nil
 	}
 	return threadErr(threadID, err)
+}
+
+// whenTurnTakenIn calls call, and again while it is refused because of a
+// turn that has in fact finished (its thread has not taken in the result
+// yet), as StartTurn does.
+func whenTurnTakenIn(ctx context.Context, c client.Client, threadID string, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
+			return err
+		}
+		v, qerr := GetThread(ctx, c, threadID)
+		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
+			return err
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 // threadClosed tells whether a thread's workflow exists and has closed.
@@ -193,6 +215,24 @@ func ThreadOpen(ctx context.Context, c client.Client, threadID string) (bool, er
 		return false, threadErr(threadID, err)
 	}
 	return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+// CompactThread compacts an idle thread's context now.
+func CompactThread(ctx context.Context, c client.Client, threadID string) (CompactResponse, error) {
+	var resp CompactResponse
+	err := whenTurnTakenIn(ctx, c, threadID, func() error {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: threadID, UpdateName: UpdateCompact, WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			err = h.Get(ctx, &resp)
+		}
+		return err
+	})
+	if err != nil && threadClosed(ctx, c, threadID) {
+		return resp, fmt.Errorf("%w: %s", ErrThreadArchived, threadID)
+	}
+	return resp, threadErr(threadID, err)
 }
 
 // TurnEvents reads a page of a turn's event log (the events after after)

@@ -170,3 +170,40 @@ func TestThreadsCommands(t *testing.T) {
 		t.Fatalf("show of an archived thread: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// `threads compact` summarizes a thread with the configured compact_prompt;
+// the next turn sends the recent user messages and the summary instead of
+// the old transcript.
+func TestThreadsCompact(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "COMPACT-NOW", Steps: []fakemodel.Step{{Text: "SUMMARY-XYZ of the thread"}}},
+		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first done"}}},
+		{Match: "beta", Steps: []fakemodel.Step{{Text: "second done"}}},
+	}})
+	dev := e.startDev()
+	defer dev.kill()
+	run := e.exec("--json", "-c", `compact_prompt="COMPACT-NOW: summarize"`, "first prompt alpha")
+	if code := run.wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	}
+	id := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	code, out, errOut := e.threads("compact", id)
+	if code != 0 || !strings.Contains(out, "compacted "+id) || !strings.Contains(out, "SUMMARY-XYZ") {
+		t.Fatalf("threads compact: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if asked := e.model.Server.RequestsContaining("COMPACT-NOW: summarize"); len(asked) != 1 {
+		t.Fatalf("%d compaction requests with the configured prompt, want 1", len(asked))
+	}
+	second := e.exec("--json", "resume", id, "second prompt beta")
+	if code := second.wait(60 * time.Second); code != 0 {
+		t.Fatalf("resume exited %d: %s", code, second.stderr)
+	}
+	last, _ := e.model.Server.LastRequest()
+	body := string(last.Body)
+	if !strings.Contains(body, "SUMMARY-XYZ") || !strings.Contains(body, "first prompt alpha") || strings.Contains(body, "turn-one-output") {
+		t.Fatalf("the turn after compaction sent:\n%s", body)
+	}
+	if code, _, errOut := e.threads("compact", "no-such-thread"); code != 1 || !strings.Contains(errOut, "thread not found") {
+		t.Fatalf("compact of an unknown thread: exit %d: %s", code, errOut)
+	}
+}

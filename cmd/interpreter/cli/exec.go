@@ -240,6 +240,14 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if _, err := harness.Lookup(h); err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
+	compactPrompt := cfg.CompactPrompt
+	if cfg.CompactPromptFile != "" {
+		b, err := os.ReadFile(cfg.CompactPromptFile)
+		if err != nil {
+			return workflows.ThreadConfig{}, exitf(2, "reading experimental_compact_prompt_file: %v", err)
+		}
+		compactPrompt = string(b)
+	}
 	headers := map[string]string{}
 	for k, v := range prov.HTTPHeaders {
 		headers[k] = v
@@ -251,6 +259,8 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Harness: h, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
+		ContextWindow:   cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
+		CompactPrompt: compactPrompt,
 	}, nil
 }
 

@@ -22,6 +22,7 @@ type ThreadsCmd struct {
 	List    ThreadsListCmd    `cmd:"" help:"List threads (open ones, newest first)."`
 	Show    ThreadsShowCmd    `cmd:"" help:"Show a thread: its turns, their items and token usage."`
 	Events  ThreadsEventsCmd  `cmd:"" help:"Print the event log of a thread's turns as JSON lines."`
+	Compact ThreadsCompactCmd `cmd:"" help:"Compact an idle thread's context now: the model summarizes it, later turns start from the summary."`
 	Archive ThreadsArchiveCmd `cmd:"" help:"Archive an idle thread: its workflow completes and it leaves the list."`
 }
 
@@ -165,8 +166,8 @@ func (s *ThreadsShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	fmt.Fprintf(w, "thread %s · %s\n", v.ThreadID, state)
 	fmt.Fprintf(w, "model %s (provider %s) · harness %s · cwd %s\n", c.Model, c.Provider.ID, c.Harness, c.Cwd)
 	fmt.Fprintf(w, "sandbox %s · approval %s\n", c.SandboxMode, c.ApprovalPolicy)
-	fmt.Fprintf(w, "tokens: in %d (cached %d) · out %d · %d turns\n",
-		v.Usage.InputTokens, v.Usage.CachedInputTokens, v.Usage.OutputTokens, len(d.Turns))
+	fmt.Fprintf(w, "tokens: in %d (cached %d) · out %d · %d turns · context %d tokens\n",
+		v.Usage.InputTokens, v.Usage.CachedInputTokens, v.Usage.OutputTokens, len(d.Turns), v.ContextTokens)
 	for _, t := range d.Turns {
 		fmt.Fprintln(w)
 		if r := t.Result; r != nil {
@@ -270,6 +271,11 @@ func itemLine(it workflows.Item) string {
 		return fmt.Sprintf("plan: %d/%d steps done", done, len(it.Items))
 	case workflows.ItemError:
 		return "error: " + clip(it.Message, 200)
+	case workflows.ItemContextCompaction:
+		if it.Status != workflows.StatusCompleted {
+			return "context compaction failed: " + clip(it.Message, 200)
+		}
+		return "context compacted: " + clip(it.Text, 160)
 	}
 	return it.Type
 }
@@ -322,6 +328,31 @@ func (e *ThreadsEventsCmd) Run(ctx context.Context, g *Globals, stdio Stdio) err
 	if err != nil && ctx.Err() == nil {
 		return exitf(1, "following %s: %v", v.RunningTurn, rootCause(err))
 	}
+	return nil
+}
+
+// ThreadsCompactCmd compacts a thread's context between turns.
+type ThreadsCompactCmd struct {
+	ID   string `arg:"" help:"Thread id."`
+	JSON bool   `name:"json" help:"Print the result as one JSON object."`
+}
+
+// Run compacts.
+func (c *ThreadsCompactCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
+	b, _, err := threadsBackend(ctx, g, stdio.Err)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	resp, err := workflows.CompactThread(ctx, b.client, c.ID)
+	if err != nil {
+		return threadExit(c.ID, err)
+	}
+	if c.JSON {
+		return json.NewEncoder(stdio.Out).Encode(resp)
+	}
+	fmt.Fprintf(stdio.Out, "compacted %s: %d entries -> %d, context ~%d -> ~%d tokens\nsummary:\n%s\n",
+		c.ID, resp.EntriesBefore, resp.EntriesAfter, resp.TokensBefore, resp.TokensAfter, resp.Summary)
 	return nil
 }
 
