@@ -27,6 +27,8 @@ type Activities struct {
 	// CommandEnv is added to the environment of every command this worker
 	// runs (after the worker's own environment).
 	CommandEnv map[string]string
+	// MemoryDir holds the memories across threads (raw/ and MEMORY.md).
+	MemoryDir string
 
 	clients *lru.Cache[string, any]
 }

@@ -63,8 +63,13 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared = worker.New(c, o.TaskQueue, base)
 	w.shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.MemoryConsolidationWorkflow, workflow.RegisterOptions{Name: "MemoryConsolidationWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.ScheduledMemoryWorkflow, workflow.RegisterOptions{Name: "ScheduledMemoryWorkflow"})
 	w.shared.RegisterActivity(o.Activities.CallModel)
 	w.shared.RegisterActivity(o.Activities.Compact)
+	w.shared.RegisterActivity(o.Activities.ExtractMemory)
+	w.shared.RegisterActivity(o.Activities.LoadMemory)
+	w.shared.RegisterActivity(o.Activities.ConsolidateMemories)
 	if err := w.shared.Start(); err != nil {
 		host.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)

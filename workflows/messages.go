@@ -111,6 +111,11 @@ type ThreadConfig struct {
 	// CompactKeepTokens bounds the recent user messages a compacted
 	// transcript keeps word for word.
 	CompactKeepTokens int `json:"compact_keep_tokens,omitempty"`
+	// Memories turns on memory across threads: the thread starts with the
+	// consolidated memory in its instructions, and once idle for
+	// MemoryIdle its own memory is extracted.
+	Memories   bool          `json:"memories,omitempty"`
+	MemoryIdle time.Duration `json:"memory_idle,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].

@@ -29,6 +29,11 @@ type ThreadState struct {
 	Unsent []harness.Entry `json:"unsent,omitempty"`
 	// ContextTokens is the conversation's size (see [TurnResult.ContextTokens]).
 	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// MemoryRef is the transcript whose memory was last extracted;
+	// MemorySummary the consolidated memory the thread started with.
+	MemoryRef     string `json:"memory_ref,omitempty"`
+	MemorySummary string `json:"memory_summary,omitempty"`
+	MemoryLoaded  bool   `json:"memory_loaded,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.

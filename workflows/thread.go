@@ -39,9 +39,13 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 		return err
 	}
 	for {
-		if err := workflow.Await(ctx, func() bool {
-			return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx)
-		}); err != nil {
+		work := func() bool { return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) }
+		if t.memoryDue() && !work() {
+			if err := t.idleMemory(ctx, work); err != nil {
+				return err
+			}
+		}
+		if err := workflow.Await(ctx, work); err != nil {
 			return err
 		}
 		if t.archived && len(t.st.Queue) == 0 {
@@ -135,6 +139,9 @@ func (t *thread) validateArchive(ctx workflow.Context) error {
 // still records which code archived it.
 func (t *thread) archive(ctx workflow.Context) error {
 	_ = workflow.GetVersion(ctx, "thread-archive", workflow.DefaultVersion, 1)
+	if t.memoryDue() && workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == 1 {
+		t.extractMemory(ctx)
+	}
 	if t.st.Config.SearchAttributes {
 		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(StatusArchived), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
 	}
@@ -152,6 +159,9 @@ func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTu
 func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.applyOverrides(q.Request)
 	t.st.Running = q.TurnID
+	if t.st.Config.Memories && !t.st.MemoryLoaded {
+		t.loadMemory(ctx)
+	}
 	defer func() { t.st.Running = ""; t.interrupt = nil }()
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
@@ -165,8 +175,10 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 	})
+	cfg := withCompactDefaults(t.st.Config)
+	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
 	in := TurnInput{
-		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: withCompactDefaults(t.st.Config),
+		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
 		ContextTokens: t.st.ContextTokens,
 	}

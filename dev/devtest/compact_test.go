@@ -21,6 +21,7 @@ func compactScript() *fakemodel.Script {
 		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first done"}}},
 		{Match: "beta", Steps: []fakemodel.Step{{Text: "second done"}}},
 		{Match: "gamma", Steps: []fakemodel.Step{{Shell: "echo gamma-output"}, {Text: "gamma done"}}},
+		{Match: "Memory extraction:", Steps: []fakemodel.Step{{Text: "SUMMARY: a test\n- The user tests everything"}}},
 	}}
 }
 

@@ -81,6 +81,7 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 		w.TB.Fatal(err)
 	}
 	acts.CommandEnv = o.CommandEnv
+	acts.MemoryDir = filepath.Join(w.Dir, "memories")
 	if o.HostQueue == "" {
 		o.HostQueue = TaskQueue + "-host-test"
 	}

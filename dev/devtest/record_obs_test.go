@@ -10,7 +10,8 @@ import (
 
 // TestRecordObservabilityHistories records (with -record) histories of the
 // paths added for long threads: compaction in the middle of a turn,
-// thread.compact between turns, and thread.archive. It writes only its own
+// thread.compact between turns, thread.archive, and memories (loading at
+// the start, extraction when idle). It writes only its own
 // files, so the histories of older builds stay as they were recorded:
 //
 //	go test ./dev/devtest/ -run TestRecordObservabilityHistories -record
@@ -48,4 +49,19 @@ func TestRecordObservabilityHistories(t *testing.T) {
 		}
 		w.save(ctx, "compact-archive-"+suffix, id)
 	}
+
+	cfg := w.Config("")
+	cfg.LocalModelCalls = true
+	cfg.Memories = true
+	cfg.MemoryIdle = time.Second
+	id, res := w.RunTurn(ctx, cfg, "second prompt beta")
+	if res.Status != workflows.StatusCompleted {
+		t.Fatalf("memory thread: %+v", res)
+	}
+	waitFor(t, func() bool { return len(w.Model.Server.RequestsContaining("Memory extraction:")) > 0 }, "the memory extraction")
+	time.Sleep(500 * time.Millisecond)
+	if err := workflows.ArchiveThread(ctx, w.Client, id); err != nil {
+		t.Fatal(err)
+	}
+	w.save(ctx, "memory", id)
 }

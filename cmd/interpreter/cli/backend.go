@@ -173,6 +173,11 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	}
 	b.demo = demo
 	acts.DemoBaseURL = demo.URL()
+	acts.MemoryDir = filepath.Join(cfg.Home(), "memories")
+	mem, err := memoryOptions(cfg)
+	if err != nil {
+		return exitf(2, "%v", err)
+	}
 	host, _ := os.Hostname()
 	w, err := worker.Start(b.client, worker.Options{
 		TaskQueue:  cfg.Temporal.TaskQueue,
@@ -186,5 +191,13 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		return err
 	}
 	b.workers = w
+	if mem.Enabled && !toolsOnly {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := worker.EnsureMemorySchedule(ctx, b.client, cfg.Temporal.TaskQueue, mem.ConsolidateEvery,
+			workflows.ConsolidateRequest{MaxUnusedDays: mem.MaxUnusedDays}); err != nil {
+			fmt.Fprintf(os.Stderr, "interpreter: warning: %v (run `interpreter memory consolidate` by hand)\n", err)
+		}
+	}
 	return nil
 }

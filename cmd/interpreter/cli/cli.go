@@ -49,6 +49,7 @@ type root struct {
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
 	Threads ThreadsCmd `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
+	Memory  MemoryCmd  `cmd:"" help:"Memory across threads ([memories] enabled = true)."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 

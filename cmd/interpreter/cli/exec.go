@@ -240,6 +240,10 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if _, err := harness.Lookup(h); err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
+	mem, err := memoryOptions(cfg)
+	if err != nil {
+		return workflows.ThreadConfig{}, exitf(2, "%v", err)
+	}
 	compactPrompt := cfg.CompactPrompt
 	if cfg.CompactPromptFile != "" {
 		b, err := os.ReadFile(cfg.CompactPromptFile)
@@ -260,7 +264,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls == nil || *cfg.Temporal.LocalModelCalls,
 		ContextWindow:   cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
-		CompactPrompt: compactPrompt,
+		CompactPrompt: compactPrompt, Memories: mem.Enabled, MemoryIdle: mem.IdleAfter,
 	}, nil
 }
 
