@@ -35,6 +35,8 @@ type Activities struct {
 	// Home is the interpreter home: commands may never write there, even
 	// when it lies under a writable root.
 	Home string
+	// MemoryDir holds the memories across threads (raw/ and MEMORY.md).
+	MemoryDir string
 
 	clients *lru.Cache[string, any]
 }

@@ -29,6 +29,9 @@ type Options struct {
 	// ToolsOnly makes a workspace-only worker: it polls only HostQueue
 	// (tools), leaving workflows and model calls to the shared workers.
 	ToolsOnly bool
+	// Tracing adds spans for model calls and tool runs; the client must
+	// carry Tracing.ClientInterceptors. Nil: no tracing.
+	Tracing *Tracing
 }
 
 // Workers are the running workers of one process.
@@ -45,7 +48,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.HostQueue == "" {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
-	base := worker.Options{Identity: o.Identity}
+	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors()}
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
@@ -63,7 +66,13 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared = worker.New(c, o.TaskQueue, base)
 	w.shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.MemoryConsolidationWorkflow, workflow.RegisterOptions{Name: "MemoryConsolidationWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.ScheduledMemoryWorkflow, workflow.RegisterOptions{Name: "ScheduledMemoryWorkflow"})
 	w.shared.RegisterActivity(o.Activities.CallModel)
+	w.shared.RegisterActivity(o.Activities.Compact)
+	w.shared.RegisterActivity(o.Activities.ExtractMemory)
+	w.shared.RegisterActivity(o.Activities.LoadMemory)
+	w.shared.RegisterActivity(o.Activities.ConsolidateMemories)
 	if err := w.shared.Start(); err != nil {
 		host.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)

@@ -63,6 +63,9 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 func StartTurn(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
 	for attempt := 0; ; attempt++ {
 		resp, err := startTurnOnce(ctx, c, threadID, req)
+		if err != nil && threadClosed(ctx, c, threadID) {
+			return resp, fmt.Errorf("%w: %s", ErrThreadArchived, threadID)
+		}
 		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
 			return resp, err
 		}
@@ -230,8 +233,24 @@ func readEvents(ctx context.Context, c client.Client, turnID string, after int) 
 			}
 			continue
 		}
+		if queryTimedOut(ctx, err) && attempt < 100 {
+			// A query waits for the workflow task in flight: a long model
+			// call made as a local activity holds it, and the query's own
+			// deadline may pass first. Ask again.
+			continue
+		}
 		return p, fmt.Errorf("reading events of %s: %w", turnID, err)
 	}
+}
+
+// queryTimedOut tells whether a query failed on its own deadline while the
+// caller's context is still live.
+func queryTimedOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var de *serviceerror.DeadlineExceeded
+	return errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func waitEvents(ctx context.Context, c client.Client, turnID string, after int) error {

@@ -39,6 +39,14 @@ const (
 	UpdateDecideApproval = "approval.decide"
 	// QueryApprovals returns a turn's pending approvals ([]Approval).
 	QueryApprovals = "approval.pending"
+	// UpdateArchive closes an idle thread: its workflow completes, so it
+	// leaves the list of open threads and takes no more turns. Refused
+	// while a turn runs or waits to start.
+	UpdateArchive = "thread.archive"
+	// UpdateCompact compacts an idle thread's context now: the model
+	// summarizes the conversation and the transcript becomes the recent
+	// user messages plus that summary. Returns a [CompactResponse].
+	UpdateCompact = "thread.compact"
 )
 
 // Event types, named as `codex exec --json` names them.
@@ -75,6 +83,9 @@ const (
 	ItemFileChange       = "file_change"
 	ItemTodoList         = "todo_list"
 	ItemError            = "error"
+	// ItemContextCompaction reports that the conversation was compacted
+	// (Text is the summary) or that compacting it failed (Message).
+	ItemContextCompaction = "context_compaction"
 )
 
 // Item and turn statuses.
@@ -86,6 +97,8 @@ const (
 	StatusInterrupted = "interrupted"
 	// StatusAwaitingApproval: the item waits for a person's decision.
 	StatusAwaitingApproval = "awaiting_approval"
+	// StatusArchived is a thread's status once it is archived.
+	StatusArchived = "archived"
 )
 
 // ThreadConfig is what a thread runs with; later turns may override parts.
@@ -137,6 +150,23 @@ type ThreadConfig struct {
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
 	SearchAttributes bool `json:"search_attributes,omitempty"`
+	// ContextWindow is the model's context window in tokens (0: from the
+	// table in [ContextWindow]).
+	ContextWindow int64 `json:"context_window,omitempty"`
+	// AutoCompactTokenLimit compacts the conversation before a model call
+	// once the previous call used this many tokens (0: 80% of the window;
+	// negative: never).
+	AutoCompactTokenLimit int64 `json:"auto_compact_token_limit,omitempty"`
+	// CompactPrompt asks the model for the summary ("" is the default).
+	CompactPrompt string `json:"compact_prompt,omitempty"`
+	// CompactKeepTokens bounds the recent user messages a compacted
+	// transcript keeps word for word.
+	CompactKeepTokens int `json:"compact_keep_tokens,omitempty"`
+	// Memories turns on memory across threads: the thread starts with the
+	// consolidated memory in its instructions, and once idle for
+	// MemoryIdle its own memory is extracted.
+	Memories   bool          `json:"memories,omitempty"`
+	MemoryIdle time.Duration `json:"memory_idle,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].
@@ -289,6 +319,18 @@ type TurnResult struct {
 	// SessionApprovals are the thread's "approve for the session"
 	// decisions after this turn.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
+	// ContextTokens is the size of the conversation at the turn's last
+	// model call (its input and output tokens).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+}
+
+// CompactResponse answers [UpdateCompact].
+type CompactResponse struct {
+	Summary       string `json:"summary"`
+	EntriesBefore int    `json:"entries_before"`
+	EntriesAfter  int    `json:"entries_after"`
+	TokensBefore  int64  `json:"tokens_before"`
+	TokensAfter   int64  `json:"tokens_after"`
 }
 
 // ThreadView answers [QueryThread].
@@ -305,6 +347,9 @@ type ThreadView struct {
 	// running turn ([QueryApprovals]); the thread.view query itself leaves
 	// them empty.
 	PendingApprovals []Approval `json:"pending_approvals,omitempty"`
+	// ContextTokens is the conversation's size at its last model call (an
+	// estimate right after a compaction).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

@@ -29,6 +29,13 @@ type ThreadState struct {
 	Unsent []harness.Entry `json:"unsent,omitempty"`
 	// SessionApprovals hold for the rest of the thread.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
+	// ContextTokens is the conversation's size (see [TurnResult.ContextTokens]).
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// MemoryRef is the transcript whose memory was last extracted;
+	// MemorySummary the consolidated memory the thread started with.
+	MemoryRef     string `json:"memory_ref,omitempty"`
+	MemorySummary string `json:"memory_summary,omitempty"`
+	MemoryLoaded  bool   `json:"memory_loaded,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -52,6 +59,8 @@ type TurnInput struct {
 	State  *TurnState      `json:"state,omitempty"`
 	// SessionApprovals of the thread so far.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
+	// ContextTokens is the conversation's size when the turn starts.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.
@@ -71,6 +80,11 @@ type TurnState struct {
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// Approvals are the pending approvals (front ends query them).
 	Approvals []Approval `json:"approvals,omitempty"`
+	// ContextTokens is the conversation's size at the last model call.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// CompactError is set when compacting failed in this turn; it is not
+	// tried again in the same turn.
+	CompactError string `json:"compact_error,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -21,6 +21,10 @@ type thread struct {
 	id        string
 	st        ThreadState
 	interrupt workflow.CancelFunc
+	// archived is set by [UpdateArchive]; the thread then completes.
+	archived bool
+	// compacting is set while [UpdateCompact] runs.
+	compacting bool
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -37,8 +41,17 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 		return err
 	}
 	for {
-		if err := workflow.Await(ctx, func() bool { return len(t.st.Queue) > 0 || t.shouldContinueAsNew(ctx) }); err != nil {
+		work := func() bool { return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) }
+		if t.memoryDue() && !work() {
+			if err := t.idleMemory(ctx, work); err != nil {
+				return err
+			}
+		}
+		if err := workflow.Await(ctx, work); err != nil {
 			return err
+		}
+		if t.archived && len(t.st.Queue) == 0 {
+			return t.archive(ctx)
 		}
 		if len(t.st.Queue) == 0 {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -61,7 +74,8 @@ func (t *thread) shouldContinueAsNew(ctx workflow.Context) bool {
 func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
-			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals}, nil
+			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
+			ContextTokens: t.st.ContextTokens}, nil
 	}); err != nil {
 		return err
 	}
@@ -81,6 +95,16 @@ func (t *thread) register(ctx workflow.Context) error {
 			_, _ = t.acceptTurn(ctx, req)
 		}
 	})
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateArchive, func(ctx workflow.Context) error {
+		t.archived = true
+		return nil
+	}, workflow.UpdateHandlerOptions{Validator: t.validateArchive}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateCompact, t.compact,
+		workflow.UpdateHandlerOptions{Validator: t.validateCompact}); err != nil {
+		return err
+	}
 	ch := workflow.GetSignalChannel(ctx, SignalInterrupt)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
@@ -107,6 +131,12 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 			return err
 		}
 	}
+	if t.archived {
+		return fmt.Errorf("thread %s is archived", t.id)
+	}
+	if t.compacting {
+		return fmt.Errorf("thread %s is compacting its context; send the turn again when that is done", t.id)
+	}
 	if t.st.Running != "" {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
 	}
@@ -114,6 +144,33 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 		return fmt.Errorf("thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
 	}
 	return nil
+}
+
+func (t *thread) validateArchive(ctx workflow.Context) error {
+	if t.compacting {
+		return fmt.Errorf("thread %s is compacting its context; archive it when that is done", t.id)
+	}
+	if t.st.Running != "" {
+		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it before archiving", t.id, t.st.Running)
+	}
+	if len(t.st.Queue) > 0 {
+		return fmt.Errorf("thread %s has turn %s waiting to start; wait for it to finish before archiving", t.id, t.st.Queue[0].TurnID)
+	}
+	return nil
+}
+
+// archive completes the thread. Only threads that received [UpdateArchive]
+// come here, so histories of older builds never do; the version marker
+// still records which code archived it.
+func (t *thread) archive(ctx workflow.Context) error {
+	_ = workflow.GetVersion(ctx, "thread-archive", workflow.DefaultVersion, 1)
+	if t.memoryDue() && workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == 1 {
+		t.extractMemory(ctx)
+	}
+	if t.st.Config.SearchAttributes {
+		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(StatusArchived), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
+	}
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTurnResponse, error) {
@@ -127,6 +184,9 @@ func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTu
 func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.applyOverrides(q.Request)
 	t.st.Running = q.TurnID
+	if t.st.Config.Memories && !t.st.MemoryLoaded {
+		t.loadMemory(ctx)
+	}
 	defer func() { t.st.Running = ""; t.interrupt = nil }()
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
@@ -140,10 +200,13 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 	})
+	cfg := withCompactDefaults(t.st.Config)
+	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
 	in := TurnInput{
-		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: t.st.Config,
+		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
 		SessionApprovals: t.st.SessionApprovals,
+		ContextTokens:    t.st.ContextTokens,
 	}
 	var res TurnResult
 	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
@@ -163,6 +226,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
 	t.st.Unsent = res.Unsent
+	if err == nil {
+		t.st.ContextTokens = res.ContextTokens
+	}
 	t.st.Usage.Add(res.Usage)
 	t.st.Turns = append(t.st.Turns, res)
 	if len(t.st.Turns) > maxKeptTurns {

@@ -103,7 +103,7 @@ func TestThreadRunsTurnsInOrder(t *testing.T) {
 	require.Len(t, afterFirst.Turns, 1)
 	r1 := afterFirst.Turns[0]
 	require.Equal(t, TurnResult{TurnID: "th/turn-1", Number: 1, Status: StatusCompleted, FinalMessage: "answer 1",
-		Usage: usage(100, 10), Steps: 1, Transcript: transcriptRef(1), NextItem: 1}, r1)
+		Usage: usage(100, 10), Steps: 1, Transcript: transcriptRef(1), NextItem: 1, ContextTokens: 110}, r1)
 	require.Equal(t, transcriptRef(1), afterFirst.Transcript)
 	require.Equal(t, usage(100, 10), afterFirst.Usage)
 

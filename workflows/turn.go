@@ -37,7 +37,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st = *in.State
 		t.st.Runs++
 	} else {
-		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem,
+		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem, ContextTokens: in.ContextTokens,
 			Pending:          append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt}),
 			SessionApprovals: in.SessionApprovals}
 		if in.Config.TurnTimeout > 0 {
@@ -70,6 +70,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		if t.shouldContinueAsNew(ctx) {
 			return TurnResult{}, t.continueAsNew(ctx)
 		}
+		if err := t.maybeCompact(ctx); err != nil {
+			return t.finish(ctx, StatusFailed, err.Error())
+		}
 		t.st.Step++
 		out, err := t.callModel(ctx)
 		if err != nil {
@@ -81,6 +84,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st.Transcript = out.Transcript
 		t.st.Pending = nil
 		t.st.Usage.Add(out.Usage)
+		t.st.ContextTokens = out.Usage.InputTokens + out.Usage.OutputTokens
 		t.showAnswer(out)
 		if len(out.Calls) == 0 {
 			t.st.Final = out.Message
@@ -247,6 +251,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
 		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
+		ContextTokens: t.st.ContextTokens,
 	}
 	if status != StatusCompleted {
 		res.Unsent = t.st.Pending

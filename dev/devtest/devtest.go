@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/interpreter-dev/interpreter/activities"
@@ -66,6 +67,10 @@ type WorkerOptions struct {
 	Name       string
 	ToolsOnly  bool
 	CommandEnv map[string]string
+	// Client the worker polls with (nil: the world's); Tracing, when set,
+	// must be the one whose interceptors that client carries.
+	Client  client.Client
+	Tracing *worker.Tracing
 }
 
 // StartWorker starts a worker sharing the world's store.
@@ -76,16 +81,37 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 		w.TB.Fatal(err)
 	}
 	acts.CommandEnv = o.CommandEnv
+	acts.MemoryDir = filepath.Join(w.Dir, "memories")
 	if o.HostQueue == "" {
 		o.HostQueue = TaskQueue + "-host-test"
 	}
-	ws, err := worker.Start(w.Client, worker.Options{TaskQueue: TaskQueue, HostQueue: o.HostQueue,
-		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly})
+	c := o.Client
+	if c == nil {
+		c = w.Client
+	}
+	ws, err := worker.Start(c, worker.Options{TaskQueue: TaskQueue, HostQueue: o.HostQueue,
+		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing})
 	if err != nil {
 		w.TB.Fatal(err)
 	}
 	w.TB.Cleanup(ws.Stop)
 	return ws
+}
+
+// Dial opens another client to the world's server (closed at the end of
+// the test), with the given interceptors.
+func (w *World) Dial(ics ...interceptor.ClientInterceptor) client.Client {
+	w.TB.Helper()
+	c, err := client.Dial(client.Options{
+		HostPort:     w.Server.Address(),
+		Logger:       sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		Interceptors: ics,
+	})
+	if err != nil {
+		w.TB.Fatalf("dialing: %v", err)
+	}
+	w.TB.Cleanup(c.Close)
+	return c
 }
 
 // Config is a thread config pointing at the fake model.

@@ -27,6 +27,9 @@ func TestLongTurnStaysWithinHistoryLimits(t *testing.T) {
 	w.StartWorker(WorkerOptions{Name: "w"})
 	cfg := w.Config("")
 	cfg.HistoryEventsCAN = 1500
+	// About history limits: keep the whole conversation (its ~750k tokens
+	// by the fake model's count would otherwise be compacted).
+	cfg.AutoCompactTokenLimit = -1
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	_, res := w.RunTurn(ctx, cfg, "run many steps")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/interpreter-dev/interpreter/activities"
@@ -32,6 +33,8 @@ type backend struct {
 	embedded bool
 	// background: this command started `interpreter dev` as a daemon.
 	background bool
+	// tracing exports this process's spans (nil: off).
+	tracing *worker.Tracing
 }
 
 func (b *backend) Close() {
@@ -47,6 +50,7 @@ func (b *backend) Close() {
 	if b.server != nil {
 		b.server.Stop()
 	}
+	stopTracing(b.tracing)
 }
 
 func quietLogger(w io.Writer) sdklog.Logger {
@@ -54,8 +58,8 @@ func quietLogger(w io.Writer) sdklog.Logger {
 }
 
 // dial connects to the configured Temporal server.
-func dial(ctx context.Context, t config.Temporal, address string, logTo io.Writer) (client.Client, error) {
-	opts := client.Options{HostPort: address, Namespace: t.Namespace, Logger: quietLogger(logTo)}
+func dial(ctx context.Context, t config.Temporal, address string, logTo io.Writer, ics ...interceptor.ClientInterceptor) (client.Client, error) {
+	opts := client.Options{HostPort: address, Namespace: t.Namespace, Logger: quietLogger(logTo), Interceptors: ics}
 	if t.TLS || t.TLSCert != "" || t.TLSCA != "" {
 		tc, err := tlsConfig(t)
 		if err != nil {
@@ -131,17 +135,22 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 	if err := os.MkdirAll(cfg.Home(), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", cfg.Home(), err)
 	}
+	tr, err := startTracing(ctx, cfg, logTo)
+	if err != nil {
+		return nil, err
+	}
 	srv, err := devserver.Start(devserver.Options{
 		DBFile: eo.DBFile, Ephemeral: eo.Ephemeral, Port: eo.Port, UIPort: eo.UIPort,
 		Namespace: cfg.Temporal.Namespace, SearchAttributes: workflows.SearchAttributeTypes(),
 	})
 	if err != nil {
+		stopTracing(tr)
 		return nil, err
 	}
-	b := &backend{server: srv, embedded: true}
+	b := &backend{server: srv, embedded: true, tracing: tr}
 	t := cfg.Temporal
 	t.TLS, t.TLSCert, t.TLSCA, t.APIKeyEnv = false, "", "", ""
-	if b.client, err = dial(ctx, t, srv.Address(), logTo); err != nil {
+	if b.client, err = dial(ctx, t, srv.Address(), logTo, tr.ClientInterceptors()...); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -165,17 +174,31 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	b.demo = demo
 	acts.DemoBaseURL = demo.URL()
 	acts.Home = cfg.Home()
+	acts.MemoryDir = filepath.Join(cfg.Home(), "memories")
+	mem, err := memoryOptions(cfg)
+	if err != nil {
+		return exitf(2, "%v", err)
+	}
 	host, _ := os.Hostname()
 	w, err := worker.Start(b.client, worker.Options{
 		TaskQueue:  cfg.Temporal.TaskQueue,
 		HostQueue:  cfg.Temporal.HostQueue,
 		Activities: acts,
 		ToolsOnly:  toolsOnly,
+		Tracing:    b.tracing,
 		Identity:   fmt.Sprintf("%s@%s/%d (%s)", identity, host, os.Getpid(), cfg.Temporal.HostQueue),
 	})
 	if err != nil {
 		return err
 	}
 	b.workers = w
+	if mem.Enabled && !toolsOnly {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := worker.EnsureMemorySchedule(ctx, b.client, cfg.Temporal.TaskQueue, mem.ConsolidateEvery,
+			workflows.ConsolidateRequest{MaxUnusedDays: mem.MaxUnusedDays}); err != nil {
+			fmt.Fprintf(os.Stderr, "interpreter: warning: %v (run `interpreter memory consolidate` by hand)\n", err)
+		}
+	}
 	return nil
 }

@@ -51,6 +51,8 @@ type root struct {
 	App     AppCmd     `cmd:"" name:"app-server" help:"Serve Codex's app-server protocol (JSON-RPC lines) on stdin/stdout."`
 	Approve ApproveCmd `cmd:"" help:"Answer a pending approval: approve THREAD ITEM --decision approve|approve_for_session|deny|abort (no ITEM: list them)."`
 	Harness HarnessCmd `cmd:"" help:"List the harnesses, or show one as it is sent to a model."`
+	Threads ThreadsCmd `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
+	Memory  MemoryCmd  `cmd:"" help:"Memory across threads ([memories] enabled = true)."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 
 	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`

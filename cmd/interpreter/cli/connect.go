@@ -25,11 +25,16 @@ func connect(ctx context.Context, cfg *config.Config, stderr io.Writer) (*backen
 	forced := t.Embedded != nil && *t.Embedded
 	allowed := t.Embedded == nil || *t.Embedded
 	if !forced && probe(ctx, t) {
-		c, err := dial(ctx, t, t.Address, stderr)
+		tr, err := startTracing(ctx, cfg, stderr)
 		if err != nil {
 			return nil, err
 		}
-		b := &backend{client: c}
+		c, err := dial(ctx, t, t.Address, stderr, tr.ClientInterceptors()...)
+		if err != nil {
+			stopTracing(tr)
+			return nil, err
+		}
+		b := &backend{client: c, tracing: tr}
 		warnNoWorker(ctx, b, cfg, stderr)
 		return b, nil
 	}
@@ -47,11 +52,16 @@ func connect(ctx context.Context, cfg *config.Config, stderr io.Writer) (*backen
 	if err := startBackgroundDev(ctx, cfg, port, stderr); err != nil {
 		return nil, err
 	}
-	c, err := dial(ctx, t, t.Address, stderr)
+	tr, err := startTracing(ctx, cfg, stderr)
 	if err != nil {
 		return nil, err
 	}
-	return &backend{client: c, background: true}, nil
+	c, err := dial(ctx, t, t.Address, stderr, tr.ClientInterceptors()...)
+	if err != nil {
+		stopTracing(tr)
+		return nil, err
+	}
+	return &backend{client: c, background: true, tracing: tr}, nil
 }
 
 // warnNoWorker tells the user when nobody polls the task queue: the turn

@@ -55,6 +55,7 @@ func (d *DevStartCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 		fmt.Fprintf(io.Out, "Database:        %s\n", eo.DBFile)
 	}
 	fmt.Fprintf(io.Out, "Worker:          task queue %s, host queue %s\n", cfg.Temporal.TaskQueue, cfg.Temporal.HostQueue)
+	fmt.Fprintf(io.Out, "Traces:          %s\n", tracingNote(b.tracing))
 	fmt.Fprintf(io.Out, "Ready. Press Ctrl-C to stop.\n")
 	<-ctx.Done()
 	fmt.Fprintf(io.Err, "interpreter: stopping\n")

@@ -166,6 +166,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if errors.Is(err, workflows.ErrThreadNotFound) {
 		return exitf(1, "thread not found: %s", threadID)
 	}
+	if errors.Is(err, workflows.ErrThreadArchived) {
+		return exitf(1, "thread %s is archived; it takes no more turns", threadID)
+	}
 	if err != nil {
 		return exitf(1, "%v", rootCause(err))
 	}
@@ -296,6 +299,18 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
+	mem, err := memoryOptions(cfg)
+	if err != nil {
+		return workflows.ThreadConfig{}, exitf(2, "%v", err)
+	}
+	compactPrompt := cfg.CompactPrompt
+	if cfg.CompactPromptFile != "" {
+		b, err := os.ReadFile(cfg.CompactPromptFile)
+		if err != nil {
+			return workflows.ThreadConfig{}, exitf(2, "reading experimental_compact_prompt_file: %v", err)
+		}
+		compactPrompt = string(b)
+	}
 	headers := map[string]string{}
 	for k, v := range prov.HTTPHeaders {
 		headers[k] = v
@@ -310,6 +325,8 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
 		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
 		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
+		ContextWindow: cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
+		CompactPrompt: compactPrompt, Memories: mem.Enabled, MemoryIdle: mem.IdleAfter,
 	}
 	env := cfg.ShellEnvironment
 	if env.IgnoreDefaultExcludes || len(env.Exclude)+len(env.IncludeOnly)+len(env.Allow) > 0 {

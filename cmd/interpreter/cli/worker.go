@@ -46,17 +46,23 @@ func (w *WorkerCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 	if err != nil {
 		return err
 	}
-	c, err := dial(ctx, cfg.Temporal, cfg.Temporal.Address, io.Err)
+	tr, err := startTracing(ctx, cfg, io.Err)
 	if err != nil {
+		return err
+	}
+	c, err := dial(ctx, cfg.Temporal, cfg.Temporal.Address, io.Err, tr.ClientInterceptors()...)
+	if err != nil {
+		stopTracing(tr)
 		return exitf(1, "%v", err)
 	}
-	b := &backend{client: c}
+	b := &backend{client: c, tracing: tr}
 	defer b.Close()
 	if err := b.startWorker(cfg, "worker", w.ToolsOnly); err != nil {
 		return err
 	}
 	fmt.Fprintf(io.Out, "Worker connected to %s (namespace %s): task queue %s, host queue %s\n",
 		cfg.Temporal.Address, cfg.Temporal.Namespace, cfg.Temporal.TaskQueue, cfg.Temporal.HostQueue)
+	fmt.Fprintf(io.Out, "Traces: %s\n", tracingNote(tr))
 	<-ctx.Done()
 	return nil
 }

@@ -72,6 +72,14 @@ type Config struct {
 	MaxSteps        int      `toml:"max_steps"`
 	TurnTimeout     Duration `toml:"turn_timeout"`
 
+	// Compaction, with Codex's key names. ModelContextWindow 0 means the
+	// model's known window; ModelAutoCompactTokenLimit 0 means 80% of the
+	// window and a negative value turns automatic compaction off.
+	ModelContextWindow         int64  `toml:"model_context_window"`
+	ModelAutoCompactTokenLimit int64  `toml:"model_auto_compact_token_limit"`
+	CompactPrompt              string `toml:"compact_prompt"`
+	CompactPromptFile          string `toml:"experimental_compact_prompt_file"`
+
 	// Profile is the name of the selected profile ("" for none). Profiles
 	// holds every profile defined; the selected one has already been
 	// applied to the other fields.
@@ -234,6 +242,9 @@ func (c *Config) validate() error {
 	}
 	if c.MaxSteps < 0 {
 		return fmt.Errorf("invalid max_steps %d: must not be negative", c.MaxSteps)
+	}
+	if c.ModelContextWindow < 0 {
+		return fmt.Errorf("invalid model_context_window %d: must not be negative", c.ModelContextWindow)
 	}
 	if c.TurnTimeout.Duration < 0 {
 		return fmt.Errorf("invalid turn_timeout %s: must not be negative", c.TurnTimeout)

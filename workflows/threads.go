@@ -1,0 +1,268 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+)
+
+// ErrThreadArchived means the thread's workflow has completed: it was
+// archived and takes no more turns.
+var ErrThreadArchived = errors.New("thread is archived")
+
+// ListOptions filter [ListThreads].
+type ListOptions struct {
+	// Cwd keeps threads whose working directory is exactly this path.
+	Cwd string
+	// Status keeps threads with this status: in_progress, completed,
+	// failed, interrupted (the last turn's), or archived.
+	Status string
+	// All includes closed threads (archived, terminated); by default only
+	// open ones are listed. Status archived implies it.
+	All bool
+	// Limit bounds the answer (default 50).
+	Limit int
+	// SearchAttributes: the namespace has the thread search attributes, so
+	// filters run in the visibility store. Without them the list is
+	// filtered here, reading each open thread's status with a query.
+	SearchAttributes bool
+}
+
+// ThreadSummary is one thread of [ListThreads].
+type ThreadSummary struct {
+	ThreadID     string    `json:"thread_id"`
+	Title        string    `json:"title,omitempty"`
+	Cwd          string    `json:"cwd,omitempty"`
+	Model        string    `json:"model,omitempty"`
+	Status       string    `json:"status"`
+	Open         bool      `json:"open"`
+	StartTime    time.Time `json:"start_time"`
+	LastActivity time.Time `json:"last_activity"`
+}
+
+// visibilityString quotes a value for a visibility query.
+func visibilityString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// ListThreads lists thread workflows from Temporal visibility, newest
+// first, so it works against any cluster.
+func ListThreads(ctx context.Context, c client.Client, o ListOptions) ([]ThreadSummary, error) {
+	if o.Limit <= 0 {
+		o.Limit = 50
+	}
+	all := o.All || o.Status == StatusArchived
+	q := []string{"WorkflowType = 'ThreadWorkflow'"}
+	if !all {
+		q = append(q, "ExecutionStatus = 'Running'")
+	}
+	if o.SearchAttributes {
+		if o.Cwd != "" {
+			q = append(q, SACwd.GetName()+" = "+visibilityString(o.Cwd))
+		}
+		if o.Status != "" {
+			q = append(q, SAStatus.GetName()+" = "+visibilityString(o.Status))
+		}
+	}
+	var out []ThreadSummary
+	seen := map[string]bool{}
+	var token []byte
+	for {
+		resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Query: strings.Join(q, " AND "), PageSize: int32(min(o.Limit*2, 1000)), NextPageToken: token,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("listing threads: %w", err)
+		}
+		for _, e := range resp.GetExecutions() {
+			id := e.GetExecution().GetWorkflowId()
+			if e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW || seen[id] {
+				continue
+			}
+			seen[id] = true
+			s := summarize(e)
+			if !o.SearchAttributes {
+				if o.Cwd != "" && s.Cwd != o.Cwd {
+					continue
+				}
+				if s.Open {
+					if v, err := GetThread(ctx, c, id); err == nil {
+						s.Status = viewStatus(v)
+					}
+				}
+				if o.Status != "" && s.Status != o.Status {
+					continue
+				}
+			}
+			out = append(out, s)
+			if len(out) >= o.Limit {
+				return out, nil
+			}
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			return out, nil
+		}
+	}
+}
+
+// viewStatus is a thread's status as its search attribute holds it: the
+// running turn's (in_progress) or the last finished turn's.
+func viewStatus(v ThreadView) string {
+	switch {
+	case v.RunningTurn != "":
+		return StatusInProgress
+	case len(v.Turns) > 0:
+		return v.Turns[len(v.Turns)-1].Status
+	}
+	return StatusInProgress
+}
+
+func summarize(e *workflowpb.WorkflowExecutionInfo) ThreadSummary {
+	s := ThreadSummary{ThreadID: e.GetExecution().GetWorkflowId(), StartTime: e.GetStartTime().AsTime(),
+		Open: e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING}
+	decode := func(p *commonpb.Payload, v any) bool {
+		return p != nil && converter.GetDefaultDataConverter().FromPayload(p, v) == nil
+	}
+	memo := e.GetMemo().GetFields()
+	decode(memo["title"], &s.Title)
+	decode(memo["cwd"], &s.Cwd)
+	sa := e.GetSearchAttributes().GetIndexedFields()
+	decode(sa[SACwd.GetName()], &s.Cwd)
+	decode(sa[SAModel.GetName()], &s.Model)
+	decode(sa[SAStatus.GetName()], &s.Status)
+	if !decode(sa[SALastActivity.GetName()], &s.LastActivity) {
+		s.LastActivity = s.StartTime
+	}
+	switch e.GetStatus() {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		if s.Status == "" {
+			s.Status = "unknown"
+		}
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		s.Status = StatusArchived
+	default:
+		// Terminated, failed, timed out or cancelled from outside.
+		s.Status = strings.ToLower(e.GetStatus().String())
+	}
+	if ct := e.GetCloseTime(); ct != nil && !s.Open {
+		s.LastActivity = ct.AsTime()
+	}
+	return s
+}
+
+// ArchiveThread archives an idle thread: its workflow completes. Archiving
+// an archived thread is not an error.
+func ArchiveThread(ctx context.Context, c client.Client, threadID string) error {
+	err := whenTurnTakenIn(ctx, c, threadID, func() error {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: threadID, UpdateName: UpdateArchive, WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			err = h.Get(ctx, nil)
+		}
+		return err
+	})
+	if err != nil && threadClosed(ctx, c, threadID) {
+		return nil
+	}
+	return threadErr(threadID, err)
+}
+
+// whenTurnTakenIn calls call, and again while it is refused because of a
+// turn that has in fact finished (its thread has not taken in the result
+// yet), as StartTurn does.
+func whenTurnTakenIn(ctx context.Context, c client.Client, threadID string, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
+			return err
+		}
+		v, qerr := GetThread(ctx, c, threadID)
+		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
+			return err
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// threadClosed tells whether a thread's workflow exists and has closed.
+func threadClosed(ctx context.Context, c client.Client, threadID string) bool {
+	d, err := c.DescribeWorkflowExecution(ctx, threadID, "")
+	if err != nil {
+		return false
+	}
+	st := d.GetWorkflowExecutionInfo().GetStatus()
+	return st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING && st != enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
+}
+
+// ThreadOpen tells whether a thread's workflow runs (it takes turns).
+func ThreadOpen(ctx context.Context, c client.Client, threadID string) (bool, error) {
+	d, err := c.DescribeWorkflowExecution(ctx, threadID, "")
+	if err != nil {
+		return false, threadErr(threadID, err)
+	}
+	return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}
+
+// CompactThread compacts an idle thread's context now.
+func CompactThread(ctx context.Context, c client.Client, threadID string) (CompactResponse, error) {
+	var resp CompactResponse
+	err := whenTurnTakenIn(ctx, c, threadID, func() error {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: threadID, UpdateName: UpdateCompact, WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			err = h.Get(ctx, &resp)
+		}
+		return err
+	})
+	if err != nil && threadClosed(ctx, c, threadID) {
+		return resp, fmt.Errorf("%w: %s", ErrThreadArchived, threadID)
+	}
+	return resp, threadErr(threadID, err)
+}
+
+// TurnEvents reads a page of a turn's event log (the events after after)
+// without waiting.
+func TurnEvents(ctx context.Context, c client.Client, turnID string, after int) (EventsPage, error) {
+	return readEvents(ctx, c, turnID, after)
+}
+
+// TurnPrompt reads the prompt a turn started with, from the first event of
+// its workflow's history.
+func TurnPrompt(ctx context.Context, c client.Client, turnID string) (string, error) {
+	it := c.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	if !it.HasNext() {
+		return "", fmt.Errorf("turn %s has no history", turnID)
+	}
+	ev, err := it.Next()
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return "", fmt.Errorf("turn %s not found", turnID)
+		}
+		return "", err
+	}
+	p := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
+	if len(p) == 0 {
+		return "", fmt.Errorf("turn %s has no input", turnID)
+	}
+	var in TurnInput
+	if err := converter.GetDefaultDataConverter().FromPayload(p[0], &in); err != nil {
+		return "", fmt.Errorf("decoding the input of turn %s: %w", turnID, err)
+	}
+	return in.Prompt, nil
+}
