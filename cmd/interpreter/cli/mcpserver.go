@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -56,7 +55,6 @@ type mcpBackend struct {
 	err   error
 	sa    bool // the namespace has the thread search attributes
 
-	warnOnce sync.Once
 }
 
 var _ mcpserver.Backend = (*mcpBackend)(nil)
@@ -122,9 +120,7 @@ func (m *mcpBackend) NewThread(ctx context.Context, args mcpserver.CodexArgs) (m
 		tc.DeveloperInstructions = args.DeveloperInstructions
 	}
 	if args.CompactPrompt != "" {
-		m.warnOnce.Do(func() {
-			fmt.Fprintf(m.log, "interpreter: mcp-server: compact-prompt is accepted but not used yet (no compaction in this build)\n")
-		})
+		tc.CompactPrompt = args.CompactPrompt
 	}
 	tc.SearchAttributes = m.sa
 	id := newThreadID()
