@@ -25,6 +25,8 @@ type Backend interface {
 	Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error)
 	// Interrupt stops the thread's running turn.
 	Interrupt(ctx context.Context, threadID string) error
+	// Decide delivers a decision for a pending approval.
+	Decide(ctx context.Context, d workflows.ApprovalDecision) error
 }
 
 // Started names a turn that was just accepted, with the config its thread

@@ -175,9 +175,19 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 // its result.
 func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult, error) {
 	var m eventMapper
+	asks := newAsks(ctx)
+	defer asks.stop()
 	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
 		for _, x := range m.messages(e) {
 			c.emit(ctx, turnID, x)
+		}
+		switch {
+		case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
+			// Asked in the background: a log read after a restart holds
+			// requests that were answered since, and their answer follows.
+			asks.start(e.Approval.ItemID, func(ctx context.Context) { c.askApproval(ctx, e.Approval) })
+		case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
+			asks.cancel(e.Approval.ItemID)
 		}
 	})
 	if err != nil {

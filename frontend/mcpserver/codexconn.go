@@ -37,14 +37,18 @@ func (t *codexTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 type codexConn struct {
 	inner mcp.Connection
 
-	mu    sync.Mutex
-	calls map[string]*call // running tool calls by request id (JSON)
+	mu      sync.Mutex
+	calls   map[string]*call                  // running tool calls by request id (JSON)
+	elicits map[string]chan *jsonrpc.Response // our elicitation requests by id
 }
 
 func newCodexConn() *codexConn { return &codexConn{calls: map[string]*call{}} }
 
 func (c *codexConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.inner.Read(ctx)
+	for err == nil && c.takeElicitResponse(msg) {
+		msg, err = c.inner.Read(ctx)
+	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil {
 		switch {
 		case req.Method == "tools/call" && req.IsCall():

@@ -34,7 +34,20 @@ type fakeBackend struct {
 	newArgs    []CodexArgs
 	prompts    []string
 	interrupts []string
+	decisions  []workflows.ApprovalDecision
 	started    chan string // turn ids as they start
+}
+
+func (f *fakeBackend) Decide(_ context.Context, d workflows.ApprovalDecision) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.decisions = append(f.decisions, d)
+	// The turn waited for this decision: let it end.
+	if t := f.turns[f.running[d.ThreadID]]; t != nil && t.gate != nil {
+		close(t.gate)
+		t.gate = nil
+	}
+	return nil
 }
 
 func newFakeBackend(plan func(prompt string) *fakeTurn) *fakeBackend {
@@ -226,6 +239,13 @@ type harness struct {
 
 func newHarness(t *testing.T, plan func(string) *fakeTurn) *harness {
 	t.Helper()
+	return newHarnessWithClient(t, plan, nil)
+}
+
+// newHarnessWithClient is newHarness with client options (an elicitation
+// handler, say).
+func newHarnessWithClient(t *testing.T, plan func(string) *fakeTurn, opts *mcp.ClientOptions) *harness {
+	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, backend: newFakeBackend(plan), cwd: t.TempDir()}
 	srv := New(h.backend, Options{Version: "test", Cwd: h.cwd})
@@ -235,7 +255,7 @@ func newHarness(t *testing.T, plan func(string) *fakeTurn) *harness {
 		t.Fatal(err)
 	}
 	h.rec = &recorder{inner: ct}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
 	h.client, err = c.Connect(ctx, h.rec, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -196,6 +196,15 @@ func (m *mcpBackend) Outcome(ctx context.Context, turnID string) (workflows.Turn
 	return workflows.TurnOutcome(ctx, b.client, turnID)
 }
 
+func (m *mcpBackend) Decide(ctx context.Context, d workflows.ApprovalDecision) error {
+	b, err := m.backend(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = workflows.DecideApproval(ctx, b.client, d)
+	return err
+}
+
 func (m *mcpBackend) Interrupt(ctx context.Context, threadID string) error {
 	b, err := m.backend(ctx)
 	if err != nil {
