@@ -51,6 +51,8 @@ type ModelInput struct {
 	Env        harness.Env     `json:"env"`
 	Transcript string          `json:"transcript,omitempty"`
 	Append     []harness.Entry `json:"append,omitempty"`
+	// External tools (MCP, dynamic) offered besides the harness's own.
+	External []harness.ExternalTool `json:"external,omitempty"`
 }
 
 // DecodedCall is a tool call with its mapping onto a core tool.
@@ -93,7 +95,7 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 		return nil, err
 	}
 	conv := append(prior, in.Append...)
-	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID}
+	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID, External: in.External}
 
 	stop := a.keepHeartbeating(ctx)
 	defer stop()
@@ -124,7 +126,7 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 		}
 	}
 	for _, c := range ans.ToolCalls() {
-		out.Calls = append(out.Calls, DecodedCall{Call: c, Inv: decode(h, c)})
+		out.Calls = append(out.Calls, DecodedCall{Call: c, Inv: decode(h, in.External, c)})
 	}
 	if err := checkPayload(out); err != nil {
 		return nil, err
@@ -164,13 +166,13 @@ func finish(f harness.Finisher, conv []harness.Entry, ans harness.Answer, callID
 
 // decode maps a call onto a core tool; a harness that panics on strange
 // input costs the model one tool error, not the turn.
-func decode(h harness.Harness, c harness.ToolCall) (inv harness.Invocation) {
+func decode(h harness.Harness, external []harness.ExternalTool, c harness.ToolCall) (inv harness.Invocation) {
 	defer func() {
 		if r := recover(); r != nil {
 			inv = harness.Invocation{Tool: c.Name, Error: fmt.Sprintf("could not decode the call: %v", r)}
 		}
 	}()
-	return h.Decode(c)
+	return harness.DecodeCall(h, external, c)
 }
 
 func (a *Activities) getenv(k string) string {

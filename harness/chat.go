@@ -85,14 +85,12 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 		Messages:      msgs,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
-	if !info.TextLoop {
-		for _, t := range r.Harness.Tools() {
-			p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-				Name:        t.Name,
-				Description: openai.String(t.Description),
-				Parameters:  shared.FunctionParameters(t.Parameters),
-			}))
-		}
+	for _, t := range offered(r) {
+		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: openai.String(t.Description),
+			Parameters:  shared.FunctionParameters(t.Parameters),
+		}))
 	}
 	if s, ok := r.Harness.(ChatShaper); ok {
 		s.ShapeChat(r, &p)

@@ -127,6 +127,10 @@ type Invocation struct {
 	// Ignore are globs of names that list leaves out.
 	Ignore []string `json:"ignore,omitempty"`
 
+	// External tools: the offered name and the call's raw JSON arguments.
+	External  string `json:"external,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+
 	Error string `json:"error,omitempty"`
 }
 

@@ -91,14 +91,12 @@ func RenderMessages(r Request) anthropic.MessageNewParams {
 			CacheControl: anthropic.NewCacheControlEphemeralParam(),
 		}},
 	}
-	if !info.TextLoop {
-		for _, t := range r.Harness.Tools() {
-			p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
-				Name:        t.Name,
-				Description: anthropic.String(t.Description),
-				InputSchema: inputSchema(t.Parameters),
-			}})
-		}
+	for _, t := range offered(r) {
+		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
+			Name:        t.Name,
+			Description: anthropic.String(t.Description),
+			InputSchema: inputSchema(t.Parameters),
+		}})
 	}
 	if s, ok := r.Harness.(MessagesShaper); ok {
 		s.ShapeMessages(r, &p)
@@ -141,8 +139,15 @@ func setCacheControl(b *anthropic.ContentBlockParamUnion) {
 
 func inputSchema(s map[string]any) anthropic.ToolInputSchemaParam {
 	out := anthropic.ToolInputSchemaParam{Properties: s["properties"]}
-	if req, ok := s["required"].([]string); ok {
+	switch req := s["required"].(type) {
+	case []string:
 		out.Required = req
+	case []any: // a schema decoded from JSON (MCP and dynamic tools)
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				out.Required = append(out.Required, name)
+			}
+		}
 	}
 	for k, v := range s {
 		switch k {

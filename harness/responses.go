@@ -17,6 +17,8 @@ type Request struct {
 	Conversation []Entry
 	// CacheKey groups requests of one thread for provider-side prompt caching.
 	CacheKey string
+	// External tools are offered after the harness's own.
+	External []ExternalTool
 }
 
 // RenderResponses builds an OpenAI Responses API request.
@@ -56,8 +58,8 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 	if r.CacheKey != "" {
 		p.PromptCacheKey = openai.String(r.CacheKey)
 	}
-	tools := r.Harness.Tools()
-	if info.TextLoop || len(tools) == 0 {
+	tools := offered(r)
+	if len(tools) == 0 {
 		return p
 	}
 	p.ParallelToolCalls = openai.Bool(false)

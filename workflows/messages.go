@@ -118,6 +118,9 @@ type ThreadConfig struct {
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
+	// DynamicTools are tools a front end declared for the thread
+	// (app-server dynamicTools); the front end runs them.
+	DynamicTools []harness.ExternalTool `json:"dynamic_tools,omitempty"`
 	// WritableRoots are extra directories workspace-write commands may
 	// write under ([sandbox_workspace_write] writable_roots), besides Cwd
 	// and the temp dirs.

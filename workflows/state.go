@@ -85,6 +85,8 @@ type TurnState struct {
 	// CompactError is set when compacting failed in this turn; it is not
 	// tried again in the same turn.
 	CompactError string `json:"compact_error,omitempty"`
+	// External tools offered in this turn (see [turn.prepareTools]).
+	External []harness.ExternalTool `json:"external,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -40,6 +40,8 @@ func (t *turn) runTool(ctx workflow.Context, c activities.DecodedCall) harness.E
 		return reply(t.runPatch(ctx, c))
 	case harness.ToolPlan:
 		return reply(t.updatePlan(c))
+	case harness.ToolExternal:
+		return t.runExternal(ctx, c)
 	case harness.ToolRead, harness.ToolWrite, harness.ToolEdit, harness.ToolList, harness.ToolGlob, harness.ToolGrep:
 		return t.runFileTool(ctx, c, reply)
 	}

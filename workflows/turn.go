@@ -60,6 +60,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	if in.State == nil && in.Transcript == "" && !hasContext(in.Unsent) {
 		t.startupContext(ctx)
 	}
+	if in.State == nil {
+		t.prepareTools(ctx)
+	}
 	for {
 		if ctx.Err() != nil {
 			return t.finish(ctx, StatusInterrupted, t.interruptReason())
@@ -204,7 +207,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Env: harness.Env{Model: cfg.Model, Cwd: cfg.Cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions,
 			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance},
-		Transcript: t.st.Transcript, Append: t.st.Pending,
+		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 	}
 	var out activities.ModelOutput
 	if cfg.LocalModelCalls {
