@@ -12,11 +12,14 @@ import (
 // The committed bundle must be exactly what the real Codex 0.140.0 prints,
 // so the validation in the other tests is against the reference and not
 // against a copy that drifted. The binary comes from npm
-// (e2e/codexschema, installed by .ci/run and the README's test command).
+// (e2e/codexschema, installed by .ci/run and the README's test command;
+// linux-x64, the CI machine's platform).
 func TestBundleIsWhatCodexGenerates(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
 	dir := filepath.Join(filepath.Dir(self), "..", "..", "..", "e2e", "codexschema")
-	bin := filepath.Join(dir, "node_modules", ".bin", "codex")
+	// The platform package alone: npm ci cannot install the wrapper package
+	// from a lock file, because its platform aliases are optional.
+	bin := filepath.Join(dir, "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("the reference Codex CLI is not installed (%v): run `npm ci --prefix e2e/codexschema`", err)
 	}
