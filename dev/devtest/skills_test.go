@@ -1,0 +1,174 @@
+package devtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/activities/skills"
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// turnEvents reads a finished turn's events.
+func turnEvents(t *testing.T, ctx context.Context, w *World, turnID string) []workflows.Event {
+	t.Helper()
+	var evs []workflows.Event
+	if err := workflows.FollowTurn(ctx, w.Client, turnID, 0, func(e workflows.Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func errorItems(evs []workflows.Event) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Item != nil && e.Item.Type == workflows.ItemError {
+			out = append(out, e.Item.Message)
+		}
+	}
+	return out
+}
+
+// Skills on the real server, one thread: a repository skill is listed in
+// the system prompt the model receives and the model opens it with its
+// shell; a skill with a bad openai.yaml is skipped with a warning naming
+// the file, the entry and the field, and the turn goes on; disabling the
+// skill in the settings removes it from the next turn of the same thread;
+// two skills declaring one server differently fail that turn naming both,
+// and once one is disabled the thread works again.
+func TestSkillsOnTheRealServer(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "first", Steps: []fakemodel.Step{{Shell: "cat .agents/skills/deploy/SKILL.md"}, {Text: "deployed"}}},
+		{Match: "second", Steps: []fakemodel.Step{{Text: "second done"}}},
+		{Match: "fourth", Steps: []fakemodel.Step{{Text: "fourth done"}}},
+	}})
+	if err := os.MkdirAll(filepath.Join(w.Dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deploy := filepath.Join(w.Dir, ".agents", "skills", "deploy", skills.FileName)
+	writeFile(t, deploy, "---\nname: deploy\ndescription: Ship the service to staging.\n---\n1. Run make deploy. BODY-MARKER\n")
+	writeFile(t, filepath.Join(w.Dir, ".agents", "skills", "deploy", "agents", "openai.yaml"),
+		"dependencies:\n  tools:\n    - {type: mcp, value: cloud, transport: streamable_http, url: 'https://cloud.example/mcp', bearer_token_env_var: CLOUD_TOKEN}\n")
+	broken := filepath.Join(w.Dir, ".agents", "skills", "broken", "agents", "openai.yaml")
+	writeFile(t, filepath.Join(w.Dir, ".agents", "skills", "broken", skills.FileName), "---\nname: broken\ndescription: Has a bad openai.yaml.\n---\n")
+	writeFile(t, broken, "dependencies:\n  tools:\n    - {type: mcp, value: local, transport: stdio, command: srv, url: 'https://x/mcp'}\n")
+	userSkill := filepath.Join(w.Dir, "user-home", ".agents", "skills", "notes", skills.FileName)
+	writeFile(t, userSkill, "---\nname: notes\ndescription: Keep release notes.\n---\n")
+
+	var mu sync.Mutex
+	settings := skills.Settings{}
+	set := func(s skills.Settings) { mu.Lock(); settings = s; mu.Unlock() }
+	w.StartWorker(WorkerOptions{Name: "w", SkillSettings: func() (skills.Settings, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return settings, nil
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := w.Config("")
+
+	entry := "(file: " + deploy + ")"
+
+	// Turn 1: listed, opened, warning for the broken skill.
+	id, res := w.RunTurn(ctx, cfg, "first task")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "deployed" {
+		t.Fatalf("first turn: %+v", res)
+	}
+	first := w.Model.Server.RequestsContaining("first task")
+	if len(first) != 2 {
+		t.Fatalf("%d requests for the first turn", len(first))
+	}
+	body := string(first[0].Body)
+	for _, want := range []string{"## Skills", "- deploy: Ship the service to staging. " + entry, "- notes: Keep release notes. (file: " + userSkill + ")", "- skill-creator: "} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the system prompt lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "BODY-MARKER") {
+		t.Error("the skill's body was sent before the model opened it")
+	}
+	if strings.Contains(body, "- broken:") {
+		t.Error("the broken skill is listed")
+	}
+	if !strings.Contains(string(first[1].Body), "BODY-MARKER") {
+		t.Error("the model's cat of SKILL.md did not return the body")
+	}
+	warnings := errorItems(turnEvents(t, ctx, w, res.TurnID))
+	if len(warnings) != 1 {
+		t.Fatalf("warnings: %q", warnings)
+	}
+	for _, want := range []string{`skill "broken" skipped`, broken, `dependencies.tools[0] (value "local")`, `field "url"`} {
+		if !strings.Contains(warnings[0], want) {
+			t.Errorf("warning %q lacks %q", warnings[0], want)
+		}
+	}
+
+	// Turn 2, same thread: the skill is disabled by path.
+	set(skills.Settings{Rules: []skills.Rule{{Path: deploy, Enabled: false}}})
+	resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := w.WaitTurn(ctx, id, resp.TurnID); res.Status != workflows.StatusCompleted {
+		t.Fatalf("second turn: %+v", res)
+	}
+	second := w.Model.Server.RequestsContaining("second task")
+	if len(second) != 1 {
+		t.Fatalf("%d requests for the second turn", len(second))
+	}
+	if body := string(second[0].Body); strings.Contains(body, entry) || !strings.Contains(body, "- notes: ") {
+		t.Errorf("after disabling, the listing is wrong:\n%s", body)
+	}
+
+	// Turn 3: deploy back on, and a second skill that declares "cloud"
+	// with another URL: the turn fails naming both skills.
+	set(skills.Settings{})
+	writeFile(t, filepath.Join(w.Dir, ".agents", "skills", "ops", skills.FileName), "---\nname: ops\ndescription: Operate the service.\n---\n")
+	writeFile(t, filepath.Join(w.Dir, ".agents", "skills", "ops", "agents", "openai.yaml"),
+		"dependencies:\n  tools:\n    - {type: mcp, value: cloud, transport: streamable_http, url: 'https://other.example/mcp'}\n")
+	resp, err = workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "third task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = w.WaitTurn(ctx, id, resp.TurnID)
+	if res.Status != workflows.StatusFailed {
+		t.Fatalf("third turn: %+v", res)
+	}
+	for _, want := range []string{`"deploy"`, `"ops"`, `MCP server "cloud"`, "url"} {
+		if !strings.Contains(res.Error, want) {
+			t.Errorf("conflict error %q lacks %q", res.Error, want)
+		}
+	}
+	if n := len(w.Model.Server.RequestsContaining("third task")); n != 0 {
+		t.Errorf("the model was called %d times in the failed turn", n)
+	}
+
+	// Turn 4: ops disabled by name, the thread works again.
+	set(skills.Settings{Rules: []skills.Rule{{Name: "ops", Enabled: false}}})
+	resp, err = workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "fourth task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := w.WaitTurn(ctx, id, resp.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "fourth done" {
+		t.Fatalf("fourth turn: %+v", res)
+	}
+	fourth := w.Model.Server.RequestsContaining("fourth task")
+	if len(fourth) != 1 || !strings.Contains(string(fourth[0].Body), entry) || strings.Contains(string(fourth[0].Body), "- ops: ") {
+		t.Errorf("fourth turn's listing is wrong")
+	}
+}
