@@ -434,3 +434,24 @@ func TestBundledSkillsParse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDiscover: 20 repository skills with large bodies and an
+// openai.yaml each, plus the bundled skills.
+func BenchmarkDiscover(b *testing.B) {
+	base := b.TempDir()
+	os.MkdirAll(filepath.Join(base, ".git"), 0o755)
+	for i := range 20 {
+		dir := filepath.Join(base, ".agents", "skills", fmt.Sprintf("s%02d", i))
+		os.MkdirAll(filepath.Join(dir, "agents"), 0o755)
+		os.WriteFile(filepath.Join(dir, FileName), []byte(fmt.Sprintf("---\nname: s%02d\ndescription: Skill %d.\n---\n%s", i, i, strings.Repeat("Body line.\n", 20000))), 0o644)
+		os.WriteFile(filepath.Join(dir, "agents", "openai.yaml"), []byte(manyDeps(8)), 0o644)
+	}
+	out := filepath.Join(base, "bundled")
+	b.ResetTimer()
+	for b.Loop() {
+		res := Discover(Options{Cwd: base, Bundled: Bundled(), BundledDir: out})
+		if len(res.Skills) != 22 || len(res.Warnings) > 0 {
+			b.Fatalf("%d skills, %v", len(res.Skills), res.Warnings)
+		}
+	}
+}

@@ -2,12 +2,15 @@ package devtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
@@ -171,4 +174,71 @@ func TestSkillsOnTheRealServer(t *testing.T) {
 	if len(fourth) != 1 || !strings.Contains(string(fourth[0].Body), entry) || strings.Contains(string(fourth[0].Body), "- ops: ") {
 		t.Errorf("fourth turn's listing is wrong")
 	}
+}
+
+// BenchmarkOneStepTurnWithSkills measures a one-step turn in a repository
+// with 20 skills (each with an openai.yaml) plus the bundled ones, and what
+// the skills step adds to the turn's critical path: from the DiscoverSkills
+// activity's scheduling to the scheduling of the first model call.
+//
+//	go test ./dev/devtest/ -run '^$' -bench OneStepTurnWithSkills -benchtime 20x
+func BenchmarkOneStepTurnWithSkills(b *testing.B) {
+	w := Start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "done"}}}}})
+	if err := os.MkdirAll(filepath.Join(w.Dir, ".git"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 20 {
+		dir := filepath.Join(w.Dir, ".agents", "skills", fmt.Sprintf("skill-%02d", i))
+		if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, skills.FileName), []byte(fmt.Sprintf("---\nname: skill-%02d\ndescription: Skill number %d.\n---\n%s", i, i, strings.Repeat("Body line.\n", 2000))), 0o644)
+		os.WriteFile(filepath.Join(dir, "agents", "openai.yaml"), []byte(fmt.Sprintf(
+			"dependencies:\n  tools:\n    - {type: mcp, value: shared, transport: streamable_http, url: 'https://s/mcp'}\n    - {type: mcp, value: own-%d, transport: stdio, command: [srv, '%d']}\n", i, i)), 0o644)
+	}
+	w.StartWorker(WorkerOptions{Name: "bench"})
+	ctx := context.Background()
+	cfg := w.Config("")
+	w.RunTurn(ctx, cfg, "warm up")
+	b.ResetTimer()
+	start := time.Now()
+	var turns []string
+	for i := 0; i < b.N; i++ {
+		_, res := w.RunTurn(ctx, cfg, "one step")
+		if res.Status != workflows.StatusCompleted {
+			b.Fatalf("turn %s: %s", res.Status, res.Error)
+		}
+		turns = append(turns, res.TurnID)
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	var added time.Duration
+	for _, id := range turns {
+		var discover, model time.Time
+		it := w.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			a := ev.GetActivityTaskScheduledEventAttributes()
+			if a == nil {
+				continue
+			}
+			switch a.GetActivityType().GetName() {
+			case "DiscoverSkills":
+				discover = ev.GetEventTime().AsTime()
+			case "CallModel":
+				if model.IsZero() {
+					model = ev.GetEventTime().AsTime()
+				}
+			}
+		}
+		if discover.IsZero() || model.IsZero() {
+			b.Fatalf("turn %s: no DiscoverSkills or CallModel in its history", id)
+		}
+		added += model.Sub(discover)
+	}
+	b.ReportMetric(float64(elapsed.Microseconds())/1000/float64(b.N), "ms/turn")
+	b.ReportMetric(float64(added.Microseconds())/1000/float64(b.N), "skills-ms/turn")
 }
