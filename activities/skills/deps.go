@@ -83,3 +83,34 @@ func sameSet(a, b []string) bool {
 	slices.Sort(y)
 	return slices.Equal(slices.Compact(x), slices.Compact(y))
 }
+
+// ServerConfig is the server as a `[mcp_servers.<name>]` table of
+// config.toml would hold it (Codex's keys: command, args, url,
+// bearer_token_env_var, enabled_tools, disabled_tools; plus
+// protocol_version when set), so skill servers and configured servers can
+// go through the same code.
+func (d MCPDependency) ServerConfig() map[string]any {
+	m := map[string]any{}
+	switch d.Transport {
+	case TransportStdio:
+		m["command"] = d.Command
+		if len(d.Args) > 0 {
+			m["args"] = slices.Clone(d.Args)
+		}
+	case TransportHTTP:
+		m["url"] = d.URL
+		if d.BearerTokenEnvVar != "" {
+			m["bearer_token_env_var"] = d.BearerTokenEnvVar
+		}
+		if d.ProtocolVersion != "" {
+			m["protocol_version"] = d.ProtocolVersion
+		}
+	}
+	if len(d.EnabledTools) > 0 {
+		m["enabled_tools"] = slices.Clone(d.EnabledTools)
+	}
+	if len(d.DisabledTools) > 0 {
+		m["disabled_tools"] = slices.Clone(d.DisabledTools)
+	}
+	return m
+}

@@ -455,3 +455,14 @@ func BenchmarkDiscover(b *testing.B) {
 		}
 	}
 }
+
+func TestServerConfig(t *testing.T) {
+	stdio := MCPDependency{Name: "t", Transport: TransportStdio, Command: "srv", Args: []string{"-v"}, DisabledTools: []string{"rm"}}
+	if got, want := stdio.ServerConfig(), map[string]any{"command": "srv", "args": []string{"-v"}, "disabled_tools": []string{"rm"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("stdio: %v", got)
+	}
+	http := MCPDependency{Name: "d", Transport: TransportHTTP, URL: "https://d/mcp", BearerTokenEnvVar: "TOK", ProtocolVersion: "2025-06-18", EnabledTools: []string{"s"}}
+	if got, want := http.ServerConfig(), map[string]any{"url": "https://d/mcp", "bearer_token_env_var": "TOK", "protocol_version": "2025-06-18", "enabled_tools": []string{"s"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("http: %v", got)
+	}
+}
