@@ -12,9 +12,14 @@ import (
 	"sort"
 )
 
-// MaxSkills bounds the skills offered in one turn (the listing is part of
-// every request).
-const MaxSkills = 200
+// The listing is part of every model request (and of every model call's
+// input in history): MaxSkills bounds the skills offered in one turn and
+// MaxListingBytes their names, descriptions and paths together. Skills
+// past either bound are skipped with a warning.
+const (
+	MaxSkills       = 100
+	MaxListingBytes = 32 << 10
+)
 
 // maxOpenAIYAML bounds the size of an agents/openai.yaml.
 const maxOpenAIYAML = 256 << 10
@@ -96,6 +101,7 @@ func Discover(o Options) Result {
 		}
 	}
 	seen := map[string]bool{}
+	listed := 0
 	for _, r := range roots(o) {
 		entries, err := os.ReadDir(r.dir)
 		if err != nil {
@@ -130,10 +136,16 @@ func Discover(o Options) Result {
 				continue
 			}
 			s.Dependencies = deps
-			if len(res.Skills) >= MaxSkills {
-				res.Warnings = append(res.Warnings, Warning{Skill: s.Name, Path: file, Message: fmt.Sprintf("more than %d skills are enabled", MaxSkills)})
+			size := len(s.Name) + len(s.Description) + len(s.Path)
+			switch {
+			case len(res.Skills) >= MaxSkills:
+				res.Warnings = append(res.Warnings, Warning{Skill: s.Name, Path: file, Message: fmt.Sprintf("more than %d skills are enabled (disable some in [[skills.config]])", MaxSkills)})
+				continue
+			case listed+size > MaxListingBytes:
+				res.Warnings = append(res.Warnings, Warning{Skill: s.Name, Path: file, Message: fmt.Sprintf("the skills listing would pass %d KB (shorten descriptions or disable skills in [[skills.config]])", MaxListingBytes>>10)})
 				continue
 			}
+			listed += size
 			res.Skills = append(res.Skills, s)
 		}
 	}

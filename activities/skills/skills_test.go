@@ -466,3 +466,29 @@ func TestServerConfig(t *testing.T) {
 		t.Errorf("http: %v", got)
 	}
 }
+
+// Past MaxSkills, or past MaxListingBytes of listing, skills are skipped
+// with a warning (earlier ones kept).
+func TestDiscoverBounds(t *testing.T) {
+	base := t.TempDir()
+	os.MkdirAll(filepath.Join(base, ".git"), 0o755)
+	for i := range MaxSkills + 3 {
+		writeSkill(t, filepath.Join(base, ".agents", "skills", fmt.Sprintf("s%03d", i)), fmt.Sprintf("s%03d", i), "short", "")
+	}
+	res := Discover(Options{Cwd: base})
+	if len(res.Skills) != MaxSkills || len(res.Warnings) != 3 || !strings.Contains(res.Warnings[0].String(), `skill "s100" skipped: more than 100 skills`) {
+		t.Fatalf("%d skills, warnings %v", len(res.Skills), res.Warnings)
+	}
+
+	base = t.TempDir()
+	os.MkdirAll(filepath.Join(base, ".git"), 0o755)
+	long := strings.Repeat("d", MaxDescriptionLen)
+	for i := range 40 {
+		writeSkill(t, filepath.Join(base, ".agents", "skills", fmt.Sprintf("l%02d", i)), fmt.Sprintf("l%02d", i), long, "")
+	}
+	res = Discover(Options{Cwd: base})
+	if len(res.Skills) < 25 || len(res.Skills) >= 32 || len(res.Warnings) != 40-len(res.Skills) ||
+		!strings.Contains(res.Warnings[0].String(), "the skills listing would pass 32 KB") {
+		t.Fatalf("%d skills, warnings %v", len(res.Skills), res.Warnings)
+	}
+}
