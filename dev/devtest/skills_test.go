@@ -11,6 +11,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
@@ -73,6 +74,7 @@ func TestSkillsOnTheRealServer(t *testing.T) {
 	userSkill := filepath.Join(w.Dir, "user-home", ".agents", "skills", "notes", skills.FileName)
 	writeFile(t, userSkill, "---\nname: notes\ndescription: Keep release notes.\n---\n")
 
+	t.Setenv("CLOUD_TOKEN", "tok-SECRET-value")
 	var mu sync.Mutex
 	settings := skills.Settings{}
 	set := func(s skills.Settings) { mu.Lock(); settings = s; mu.Unlock() }
@@ -119,6 +121,19 @@ func TestSkillsOnTheRealServer(t *testing.T) {
 		if !strings.Contains(warnings[0], want) {
 			t.Errorf("warning %q lacks %q", warnings[0], want)
 		}
+	}
+
+	// The merged servers are in the turn's history with the token's
+	// variable name; its value (in the worker's environment) is not.
+	hist, err := turnHistoryJSON(ctx, w, res.TurnID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hist, `"bearer_token_env_var":"CLOUD_TOKEN"`) || !strings.Contains(hist, `"skills":["deploy"]`) {
+		t.Error("the turn's history lacks the skill's server")
+	}
+	if strings.Contains(hist, "tok-SECRET-value") {
+		t.Error("the token's value reached the history")
 	}
 
 	// Turn 2, same thread: the skill is disabled by path.
@@ -241,4 +256,34 @@ func BenchmarkOneStepTurnWithSkills(b *testing.B) {
 	}
 	b.ReportMetric(float64(elapsed.Microseconds())/1000/float64(b.N), "ms/turn")
 	b.ReportMetric(float64(added.Microseconds())/1000/float64(b.N), "skills-ms/turn")
+}
+
+// turnHistoryJSON is a turn's first run's history as JSON text (payloads
+// are JSON, so their fields show as escaped text inside it).
+func turnHistoryJSON(ctx context.Context, w *World, turnID string) (string, error) {
+	var b strings.Builder
+	it := w.Client.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return "", err
+		}
+		for _, p := range payloadsOf(ev) {
+			b.Write(p)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), nil
+}
+
+// payloadsOf are the data of an event's activity inputs and results.
+func payloadsOf(ev *historypb.HistoryEvent) [][]byte {
+	var out [][]byte
+	for _, p := range ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads() {
+		out = append(out, p.GetData())
+	}
+	for _, p := range ev.GetActivityTaskCompletedEventAttributes().GetResult().GetPayloads() {
+		out = append(out, p.GetData())
+	}
+	return out
 }
