@@ -10,6 +10,8 @@ import (
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/interpreter-dev/interpreter/activities/skills"
 )
 
 // Activities holds the dependencies of every activity.
@@ -37,6 +39,12 @@ type Activities struct {
 	Home string
 	// MemoryDir holds the memories across threads (raw/ and MEMORY.md).
 	MemoryDir string
+	// SkillSettings reads which skills are enabled; it is called for every
+	// turn, so a change shows in the next one. nil enables every skill.
+	SkillSettings func() (skills.Settings, error)
+	// SkillsUserHome holds the user's skills in .agents/skills; "" means
+	// the user's home directory.
+	SkillsUserHome string
 
 	clients *lru.Cache[string, any]
 }

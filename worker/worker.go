@@ -55,6 +55,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.ApplyPatch)
 	host.RegisterActivity(o.Activities.FileTool)
+	host.RegisterActivity(o.Activities.DiscoverSkills)
 	host.RegisterActivity(o.Activities.NotifyApproval)
 	if err := host.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
@@ -38,6 +39,10 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflow(TurnWorkflow)
 	env.RegisterWorkflow(ThreadWorkflow)
+	// No skills unless a test mocks DiscoverSkills (a mock wins over this).
+	env.RegisterActivityWithOptions(func(context.Context, activities.SkillsInput) (*activities.SkillsOutput, error) {
+		return &activities.SkillsOutput{}, nil
+	}, activity.RegisterOptions{Name: "DiscoverSkills"})
 	return env
 }
 

@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
@@ -87,6 +88,12 @@ type TurnState struct {
 	CompactError string `json:"compact_error,omitempty"`
 	// External tools offered in this turn (see [turn.prepareTools]).
 	External []harness.ExternalTool `json:"external,omitempty"`
+	// Skills are the enabled skills of this turn, listed in the system
+	// prompt (see [turn.prepareSkills]).
+	Skills []skills.Skill `json:"skills,omitempty"`
+	// SkillServers are the MCP servers those skills need, merged: the MCP
+	// client adds them to the thread's configured servers for this turn.
+	SkillServers []skills.MCPDependency `json:"skill_servers,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -61,6 +61,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.startupContext(ctx)
 	}
 	if in.State == nil {
+		if err := t.prepareSkills(ctx); err != nil {
+			return t.finish(ctx, StatusFailed, "preparing the turn: "+err.Error())
+		}
 		t.prepareTools(ctx)
 	}
 	for {
@@ -206,7 +209,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Model: cfg.Model, Provider: cfg.Provider, Harness: cfg.Harness,
 		Env: harness.Env{Model: cfg.Model, Cwd: cfg.Cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions,
-			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance},
+			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance, Skills: t.envSkills()},
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 	}
 	var out activities.ModelOutput

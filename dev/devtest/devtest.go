@@ -17,6 +17,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/worker"
@@ -71,6 +72,9 @@ type WorkerOptions struct {
 	// must be the one whose interceptors that client carries.
 	Client  client.Client
 	Tracing *worker.Tracing
+	// SkillSettings say which skills are enabled (nil: all); the user's
+	// skills are looked up under <Dir>/user-home, never the real home.
+	SkillSettings func() (skills.Settings, error)
 }
 
 // StartWorker starts a worker sharing the world's store.
@@ -82,6 +86,8 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 	}
 	acts.CommandEnv = o.CommandEnv
 	acts.MemoryDir = filepath.Join(w.Dir, "memories")
+	acts.SkillSettings = o.SkillSettings
+	acts.SkillsUserHome = filepath.Join(w.Dir, "user-home")
 	if o.HostQueue == "" {
 		o.HostQueue = TaskQueue + "-host-test"
 	}

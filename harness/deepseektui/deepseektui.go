@@ -48,7 +48,7 @@ func (Harness) Instructions(env harness.Env) string {
 	}
 	harness.Section(&b, fmt.Sprintf("## Environment\n\n- shell: bash\n- pwd: %s\n- sandbox: %s", env.Cwd, orNone(env.SandboxMode)))
 	if len(env.Skills) > 0 {
-		harness.Section(&b, "## Skills\n\n"+harness.SkillsList(env.Skills, "- `%s`: %s (%s)\n"))
+		harness.Section(&b, "## Skills\n\nWhen a task matches a skill, open its SKILL.md with read_file first and follow it.\n\n"+harness.SkillsList(env.Skills, "- `%s`: %s (%s)\n"))
 	}
 	harness.Section(&b, harness.Guidance(env, false))
 	if env.DeveloperInstructions != "" {

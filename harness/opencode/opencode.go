@@ -45,7 +45,7 @@ func (Harness) Instructions(env harness.Env) string {
 	}
 	harness.Section(&b, "Here is some useful information about the environment you are running in:\n"+e+"</env>")
 	if len(env.Skills) > 0 {
-		harness.Section(&b, "<available_skills>\n"+harness.SkillsList(env.Skills, "  <skill name=%q description=%q location=%q />\n")+"</available_skills>")
+		harness.Section(&b, "Skills give step-by-step instructions for specific tasks. When a task matches a skill's description, use the read tool on its location first and follow what it says.\n<available_skills>\n"+harness.SkillsList(env.Skills, "  <skill name=%q description=%q location=%q />\n")+"</available_skills>")
 	}
 	harness.Section(&b, harness.Guidance(env, false))
 	if env.DeveloperInstructions != "" {

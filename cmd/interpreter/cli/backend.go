@@ -16,6 +16,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
@@ -175,6 +176,15 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	acts.DemoBaseURL = demo.URL()
 	acts.Home = cfg.Home()
 	acts.MemoryDir = filepath.Join(cfg.Home(), "memories")
+	// Read for every turn: a skill disabled in config.toml is gone from
+	// the next turn of a running thread.
+	acts.SkillSettings = func() (skills.Settings, error) {
+		c, err := cfg.Reload()
+		if err != nil {
+			return skills.Settings{}, err
+		}
+		return c.SkillSettings(), nil
+	}
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return exitf(2, "%v", err)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -59,7 +60,7 @@ type HarnessShowCmd struct {
 
 // Run prints the system prompt, the tool schemas and the other request
 // fields, as the provider would receive them.
-func (c *HarnessShowCmd) Run(g *Globals, stdio Stdio) error {
+func (c *HarnessShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	h, err := harness.Lookup(c.Name)
 	if err != nil {
 		return exitf(2, "%v", err)
@@ -89,6 +90,13 @@ func (c *HarnessShowCmd) Run(g *Globals, stdio Stdio) error {
 	}
 	if env.Cwd, err = filepath.Abs(cd); err != nil {
 		return exitf(2, "bad --cd: %v", err)
+	}
+	if cfg != nil {
+		if found, err := findSkills(ctx, cfg, env.Cwd); err == nil && found.Conflict == "" {
+			for _, s := range found.Skills {
+				env.Skills = append(env.Skills, harness.Skill{Name: s.Name, Description: s.Description, Path: s.Path})
+			}
+		}
 	}
 	req := harness.Request{Model: env.Model, Harness: h, Env: env,
 		Conversation: []harness.Entry{{Kind: harness.KindUser, Text: "<your prompt>"}}}

@@ -96,10 +96,13 @@ type Config struct {
 	MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	Otel       map[string]any            `toml:"otel"`
 	Memories   map[string]any            `toml:"memories"`
-	Skills     map[string]any            `toml:"skills"`
+
+	// Skills say which skills are enabled (see [Skills]).
+	Skills Skills `toml:"skills"`
 
 	home    string
 	unknown []string
+	opts    Options
 }
 
 // WorkspaceWrite holds [sandbox_workspace_write], as in Codex.
@@ -252,7 +255,7 @@ func (c *Config) validate() error {
 	if _, err := c.Provider(c.ModelProvider); err != nil {
 		return fmt.Errorf("model_provider: %w", err)
 	}
-	return nil
+	return c.Skills.validate()
 }
 
 func checkEnum(key, value string, valid []string) error {

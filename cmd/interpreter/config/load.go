@@ -151,6 +151,7 @@ func Load(opts Options) (*Config, error) {
 		return nil, unknownKeysError(c.unknown)
 	}
 	c.home = home
+	c.opts = opts
 	c.normalizeProviders()
 	if c.Temporal.HostQueue == "" {
 		c.Temporal.HostQueue = DefaultHostQueue(c.Temporal.TaskQueue)

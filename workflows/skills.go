@@ -1,0 +1,69 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/harness"
+)
+
+// skillsVersion guards the skills step of a turn's preparation: turns
+// recorded before it issue no such activity.
+const skillsVersion = "turn-skills"
+
+// prepareSkills finds the skills the turn offers, on the workspace host,
+// once per turn (so a skill added or disabled shows in the next turn),
+// and records them and the MCP servers they need in the turn's state
+// ([TurnState.Skills], [TurnState.SkillServers]). A skipped skill is a
+// warning item and the turn goes on; two enabled skills that declare the
+// same server differently make the preparation fail, naming both.
+func (t *turn) prepareSkills(ctx workflow.Context) error {
+	if workflow.GetVersion(ctx, skillsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	cfg := t.in.Config
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           cfg.HostQueue,
+		StartToCloseTimeout: time.Minute,
+		Summary:             "skills · " + cfg.Cwd,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	var out activities.SkillsOutput
+	err := workflow.ExecuteActivity(actx, acts.DiscoverSkills, activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd}).Get(ctx, &out)
+	if err != nil {
+		if ctx.Err() == nil {
+			t.warn("skills are not available in this turn: " + rootMessage(err))
+		}
+		return nil
+	}
+	t.st.Skills, t.st.SkillServers = out.Skills, out.Servers
+	for _, w := range out.Warnings {
+		t.warn(w)
+	}
+	if out.Conflict != "" {
+		t.st.Skills, t.st.SkillServers = nil, nil
+		return errors.New(out.Conflict)
+	}
+	return nil
+}
+
+// warn shows a problem that does not stop the turn as an error item.
+func (t *turn) warn(msg string) {
+	it := t.newItem(ItemError)
+	it.Message = msg
+	t.log.add(Event{Type: EventItemCompleted, Item: it})
+}
+
+// envSkills is the skills listing the harness renders in the system
+// prompt.
+func (t *turn) envSkills() []harness.Skill {
+	var out []harness.Skill
+	for _, s := range t.st.Skills {
+		out = append(out, harness.Skill{Name: s.Name, Description: s.Description, Path: s.Path})
+	}
+	return out
+}
