@@ -26,11 +26,18 @@ type threadParams struct {
 // settings checks and reads the parameters both methods share.
 func (c *conn) readThreadParams(method string, p *threadParams) (settings, error) {
 	var s settings
-	if len(p.DynamicTools) > 0 && string(p.DynamicTools) != "null" {
+	if isSet(p.DynamicTools) {
 		if !c.experimentalAPI() {
 			return s, invalidRequest("%s.dynamicTools requires experimentalApi capability", method)
 		}
-		return s, invalidRequest("%s.dynamicTools: dynamic tools are not supported by this server yet", method)
+		if method != "thread/start" {
+			return s, invalidRequest("%s.dynamicTools: dynamic tools are declared by thread/start and stay with the thread", method)
+		}
+		tools, err := decodeDynamicTools(p.DynamicTools)
+		if err != nil {
+			return s, err
+		}
+		s.DynamicTools = tools
 	}
 	if p.Model != nil {
 		s.Model = *p.Model
@@ -80,7 +87,8 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 	if err != nil {
 		return nil, err
 	}
-	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.Config}
+	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.Config,
+		DynamicTools: s.DynamicTools}
 	if p.ModelProvider != nil {
 		ts.ModelProvider = *p.ModelProvider
 	}
@@ -156,16 +164,19 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread
 	if updated.IsZero() || updated.Before(info.CreatedAt) {
 		updated = info.CreatedAt
 	}
-	var forkedFrom *string
+	var forkedFrom, name *string
 	if info.ForkedFrom != "" {
 		forkedFrom = &info.ForkedFrom
+	}
+	if info.Name != "" {
+		name = &info.Name
 	}
 	return Thread{
 		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
 		ModelProvider: info.Config.Provider.ID,
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
 		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
-		Turns: turns,
+		Turns: turns, Name: name,
 	}
 }
 
@@ -411,9 +422,10 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 			}
 		}
 	}
+	q.Archived = p.Archived != nil && *p.Archived
 	data := []Thread{}
 	var next any
-	if p.Archived == nil || !*p.Archived {
+	{
 		ctx, cancel := c.requestContext()
 		defer cancel()
 		page, err := c.s.backend.ListThreads(ctx, q)
