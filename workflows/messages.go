@@ -186,6 +186,16 @@ type StartTurnRequest struct {
 	Cwd            string `json:"cwd,omitempty"`
 	SandboxMode    string `json:"sandbox_mode,omitempty"`
 	ApprovalPolicy string `json:"approval_policy,omitempty"`
+	// Timeouts change the thread's from this turn on; nil keeps them, and
+	// a stall timeout <= 0 turns it off.
+	Timeouts *Timeouts `json:"timeouts,omitempty"`
+}
+
+// Timeouts overrides a thread's timeouts; nil fields keep theirs.
+type Timeouts struct {
+	Turn     *time.Duration `json:"turn,omitempty"`
+	Stall    *time.Duration `json:"stall,omitempty"`
+	Approval *time.Duration `json:"approval,omitempty"`
 }
 
 // StartTurnResponse answers [UpdateStartTurn].

@@ -256,6 +256,7 @@ func (t *thread) applyOverrides(r StartTurnRequest) {
 	if r.ApprovalPolicy != "" {
 		c.ApprovalPolicy = r.ApprovalPolicy
 	}
+	r.Timeouts.apply(c)
 }
 
 func oneLine(s string, max int) string {

@@ -42,3 +42,19 @@ func (t *thread) registerName(ctx workflow.Context) error {
 			return nil
 		}})
 }
+
+// apply sets the timeouts that are set.
+func (o *Timeouts) apply(c *ThreadConfig) {
+	if o == nil {
+		return
+	}
+	if o.Turn != nil && *o.Turn >= 0 {
+		c.TurnTimeout = *o.Turn
+	}
+	if o.Stall != nil {
+		c.StallTimeout = max(*o.Stall, 0)
+	}
+	if o.Approval != nil && *o.Approval >= 0 {
+		c.ApprovalTimeout = *o.Approval
+	}
+}

@@ -403,3 +403,186 @@ func TestAppServerSurvivesWorkerRestart(t *testing.T) {
 		t.Fatalf("turn %v with %d items; seen:\n%v", st, completed, a.seen)
 	}
 }
+
+func (a *appServer) handshakeExperimental() {
+	a.t.Helper()
+	a.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"},
+		"capabilities": map[string]any{"experimentalApi": true}})
+	a.send(map[string]any{"method": "initialized", "params": map[string]any{}})
+}
+
+// answer responds to a request the app-server sent.
+func (a *appServer) answer(req map[string]any, result any) {
+	a.send(map[string]any{"id": req["id"], "result": result})
+}
+
+// An orchestrator's flow with its own tool and approvals: the thread
+// declares a dynamic tool (experimentalApi); the model calls it and the
+// orchestrator answers item/tool/call; the model runs a command that the
+// "untrusted" policy asks about and the orchestrator accepts it
+// (item/commandExecution/requestApproval); a continuation turn sees it
+// all; the thread is named, archived and brought back.
+func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "ABC-2", Steps: []fakemodel.Step{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "lookup_ticket", Arguments: json.RawMessage(`{"id":"ABC-2"}`)}}},
+			{Shell: "touch approved-by-orchestrator"},
+			{Text: "ticket handled"},
+		}},
+		{Match: "continue", Steps: []fakemodel.Step{{Text: "continued"}}},
+		{Match: "after unarchive", Steps: []fakemodel.Step{{Text: "back again"}}},
+	}})
+	dev := e.startDev()
+	defer dev.kill()
+	a := e.appServer(loadSchema(t))
+	a.handshakeExperimental()
+	tools := []any{map[string]any{"name": "lookup_ticket", "description": "Read a ticket from the tracker",
+		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []string{"id"}}}}
+	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.work, "dynamicTools": tools})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second) // thread/started
+	res, _ = a.call("turn/start", map[string]any{
+		"threadId": id, "input": []any{map[string]any{"type": "text", "text": "Work on ABC-2"}},
+		"cwd": e.work, "title": "ABC-2", "approvalPolicy": "untrusted",
+		"sandboxPolicy": map[string]any{"type": "workspaceWrite", "writableRoots": []string{e.work}, "networkAccess": false},
+	})
+	turnID := res["turn"].(map[string]any)["id"].(string)
+
+	var sawTool, sawApproval bool
+	var notes []map[string]any
+	for {
+		m := a.read(90 * time.Second)
+		notes = append(notes, m)
+		switch m["method"] {
+		case "item/tool/call":
+			p := noteParams(m)
+			if p["tool"] != "lookup_ticket" || p["threadId"] != id || p["turnId"] != turnID || p["arguments"].(map[string]any)["id"] != "ABC-2" {
+				t.Fatalf("item/tool/call %v", p)
+			}
+			sawTool = true
+			a.answer(m, map[string]any{"success": true, "contentItems": []any{map[string]any{"type": "inputText", "text": "ABC-2: the login page times out"}}})
+		case "item/commandExecution/requestApproval":
+			p := noteParams(m)
+			if p["command"] != "touch approved-by-orchestrator" || p["cwd"] != e.work || p["turnId"] != turnID {
+				t.Fatalf("approval request %v", p)
+			}
+			sawApproval = true
+			a.answer(m, map[string]any{"decision": "accept"})
+		}
+		if m["method"] == "turn/completed" {
+			break
+		}
+	}
+	if !sawTool || !sawApproval {
+		t.Fatalf("tool call asked %v, approval asked %v", sawTool, sawApproval)
+	}
+	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn %v", st)
+	}
+	completed := itemsOf(notes, "item/completed")
+	var types []string
+	for _, it := range completed {
+		types = append(types, it["type"].(string))
+	}
+	if strings.Join(types, ",") != "userMessage,dynamicToolCall,commandExecution,agentMessage" {
+		t.Fatalf("completed items %v", types)
+	}
+	if dt := completed[1]; dt["status"] != "completed" || dt["success"] != true || dt["tool"] != "lookup_ticket" {
+		t.Fatalf("dynamic tool item %v", dt)
+	}
+	if cmd := completed[2]; cmd["status"] != "completed" || cmd["exitCode"].(float64) != 0 {
+		t.Fatalf("approved command %v", cmd)
+	}
+	if _, err := os.Stat(e.work + "/approved-by-orchestrator"); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+	if req := e.model.Server.RequestsContaining("the login page times out"); len(req) == 0 {
+		t.Fatalf("the model never read the dynamic tool's answer")
+	}
+
+	// The continuation turn keeps the history; the tool stays offered.
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "continue with the docs"}}})
+	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("continuation turn %v", st)
+	}
+	req, _ := e.model.Server.LastRequest()
+	for _, want := range []string{"lookup_ticket", "the login page times out", "approved-by-orchestrator", "continue with the docs"} {
+		if !strings.Contains(string(req.Body), want) {
+			t.Errorf("the continuation's model call lacks %q", want)
+		}
+	}
+
+	// Name, archive, unarchive: all durable (the name is read back by a
+	// new process; the unarchived thread keeps its history and tools).
+	_, notes = a.call("thread/name/set", map[string]any{"threadId": id, "name": "ABC-2 login timeout"})
+	a.until("thread/name/updated", 30*time.Second)
+	a.call("thread/archive", map[string]any{"threadId": id})
+	a.until("thread/archived", 30*time.Second)
+	list, _ := a.call("thread/list", map[string]any{"archived": true})
+	if data := list["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id || data[0].(map[string]any)["name"] != "ABC-2 login timeout" {
+		t.Fatalf("archived threads %v", list)
+	}
+	a.kill()
+	b := e.appServer(loadSchema(t))
+	b.handshake()
+	un, _ := b.call("thread/unarchive", map[string]any{"threadId": id})
+	if th := un["thread"].(map[string]any); th["id"] != id || th["name"] != "ABC-2 login timeout" {
+		t.Fatalf("thread/unarchive %v", un)
+	}
+	b.until("thread/unarchived", 30*time.Second)
+	list, _ = b.call("thread/list", map[string]any{})
+	if data := list["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id {
+		t.Fatalf("open threads after unarchive %v", list)
+	}
+	b.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "after unarchive: go on"}}})
+	if st := noteParams(last(b.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn after unarchive %v", st)
+	}
+	req, _ = e.model.Server.LastRequest()
+	if !strings.Contains(string(req.Body), "continued") || !strings.Contains(string(req.Body), "lookup_ticket") {
+		t.Errorf("the unarchived thread lost its history or its tools")
+	}
+	_ = notes
+}
+
+// The app-server is SIGKILLed while an approval waits; a new process
+// resumes the thread and is asked again; its answer lets the turn finish.
+func TestAppServerCrashWithPendingApprovalAsksAgain(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "touch after-the-crash"},
+		{Text: "done after the crash"},
+	}}}})
+	dev := e.startDev()
+	defer dev.kill()
+	schema := loadSchema(t)
+	a := e.appServer(schema)
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "untrusted", "sandbox": "workspace-write"})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second)
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "make the file"}}})
+	first := last(a.until("item/commandExecution/requestApproval", 90*time.Second))
+	itemID := noteParams(first)["itemId"]
+	a.kill()
+
+	b := e.appServer(schema)
+	b.handshake()
+	b.call("thread/resume", map[string]any{"threadId": id})
+	again := last(b.until("item/commandExecution/requestApproval", 60*time.Second))
+	if p := noteParams(again); p["itemId"] != itemID || p["command"] != "touch after-the-crash" {
+		t.Fatalf("asked again: %v (first: %v)", p, noteParams(first))
+	}
+	b.answer(again, map[string]any{"decision": "accept"})
+	rest := b.until("turn/completed", 90*time.Second)
+	if st := noteParams(last(rest))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn %v", st)
+	}
+	for _, n := range rest {
+		if n["method"] == "item/commandExecution/requestApproval" {
+			t.Fatalf("asked twice: %v", n)
+		}
+	}
+	if _, err := os.Stat(e.work + "/after-the-crash"); err != nil {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+}

@@ -2,9 +2,12 @@ package appserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // dynamicToolName is what model providers accept as a function name.
@@ -54,4 +57,56 @@ func decodeDynamicTools(raw json.RawMessage) ([]harness.ExternalTool, error) {
 		tools = append(tools, t)
 	}
 	return tools, nil
+}
+
+// timeoutParams are this server's own timeout parameters of thread/start
+// and turn/start (milliseconds; unknown to the reference, whose clients
+// leave them out): the turn timeout, the stall timeout (no event for that
+// long fails the turn; <= 0 turns it off) and the approval timeout.
+type timeoutParams struct {
+	TurnTimeoutMs     *int64 `json:"turnTimeoutMs"`
+	StallTimeoutMs    *int64 `json:"stallTimeoutMs"`
+	ApprovalTimeoutMs *int64 `json:"approvalTimeoutMs"`
+}
+
+func (p timeoutParams) check() error {
+	if p.TurnTimeoutMs != nil && *p.TurnTimeoutMs < 0 {
+		return invalidRequest("Invalid request: `turnTimeoutMs` must not be negative (0: no turn timeout)")
+	}
+	if p.ApprovalTimeoutMs != nil && *p.ApprovalTimeoutMs < 0 {
+		return invalidRequest("Invalid request: `approvalTimeoutMs` must not be negative (0: wait as long as the turn lives)")
+	}
+	return nil
+}
+
+// configKeys are the timeouts as config.toml keys (thread/start).
+func (p timeoutParams) configKeys(cfg map[string]any) map[string]any {
+	set := func(k string, v *int64) {
+		if v == nil {
+			return
+		}
+		if cfg == nil {
+			cfg = map[string]any{}
+		}
+		cfg[k] = fmt.Sprintf("%dms", max(*v, 0))
+	}
+	set("turn_timeout", p.TurnTimeoutMs)
+	set("stall_timeout", p.StallTimeoutMs)
+	set("approvals.timeout", p.ApprovalTimeoutMs)
+	return cfg
+}
+
+// overrides are the timeouts as a turn's overrides (turn/start).
+func (p timeoutParams) overrides() *workflows.Timeouts {
+	if p.TurnTimeoutMs == nil && p.StallTimeoutMs == nil && p.ApprovalTimeoutMs == nil {
+		return nil
+	}
+	ms := func(v *int64) *time.Duration {
+		if v == nil {
+			return nil
+		}
+		d := time.Duration(*v) * time.Millisecond
+		return &d
+	}
+	return &workflows.Timeouts{Turn: ms(p.TurnTimeoutMs), Stall: ms(p.StallTimeoutMs), Approval: ms(p.ApprovalTimeoutMs)}
 }

@@ -21,6 +21,7 @@ type threadParams struct {
 	DeveloperInstructions *string         `json:"developerInstructions"`
 	Config                map[string]any  `json:"config"`
 	DynamicTools          json.RawMessage `json:"dynamicTools"`
+	timeoutParams
 }
 
 // settings checks and reads the parameters both methods share.
@@ -87,7 +88,10 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 	if err != nil {
 		return nil, err
 	}
-	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.Config,
+	if err := p.timeoutParams.check(); err != nil {
+		return nil, err
+	}
+	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.timeoutParams.configKeys(p.Config),
 		DynamicTools: s.DynamicTools}
 	if p.ModelProvider != nil {
 		ts.ModelProvider = *p.ModelProvider

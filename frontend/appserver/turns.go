@@ -21,6 +21,7 @@ type turnStartParams struct {
 	// Effort is accepted; reasoning effort is not configurable per thread
 	// yet.
 	Effort *string `json:"effort"`
+	timeoutParams
 }
 
 // turnStart sends a turn to a thread and answers at once with the turn in
@@ -62,7 +63,11 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		pending.merge(s)
 		s = pending
 	}
-	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy}
+	if err := p.timeoutParams.check(); err != nil {
+		return nil, err
+	}
+	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
+		Timeouts: p.timeoutParams.overrides()}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
