@@ -586,3 +586,57 @@ func TestAppServerCrashWithPendingApprovalAsksAgain(t *testing.T) {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
 }
+
+// Steering against the real workflows: input sent with turn/steer and
+// with a turn/start while the turn runs reaches the model's next call;
+// a stall timeout set by thread/start fails a turn that logs nothing.
+func TestAppServerSteerAndStallTimeout(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "steer me", Steps: []fakemodel.Step{{DelayMs: 2500, Shell: "echo working"}, {Text: "steered turn done"}}},
+		{Match: "stall", Steps: []fakemodel.Step{{DelayMs: 4000, Text: "too late"}}},
+	}})
+	dev := e.startDev()
+	defer dev.kill()
+	a := e.appServer(loadSchema(t))
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "workspace-write"})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second)
+	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "steer me"}}})
+	turnID := res["turn"].(map[string]any)["id"].(string)
+	a.until("turn/started", 30*time.Second)
+	res, _ = a.call("turn/steer", map[string]any{"threadId": id, "expectedTurnId": turnID, "input": []any{map[string]any{"type": "text", "text": "STEER-ONE"}}})
+	if res["turnId"] != turnID {
+		t.Fatalf("turn/steer %v", res)
+	}
+	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "STEER-TWO"}}})
+	if res["turn"].(map[string]any)["id"] != turnID {
+		t.Fatalf("turn/start while running %v", res)
+	}
+	notes := a.until("turn/completed", 90*time.Second)
+	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("steered turn %v", st)
+	}
+	var users int
+	for _, it := range itemsOf(a.seen, "item/completed") {
+		if it["type"] == "userMessage" {
+			users++
+		}
+	}
+	if users != 3 {
+		t.Fatalf("%d userMessage items, want the prompt and two steers", users)
+	}
+	req := e.model.Server.RequestsContaining("STEER-TWO")
+	if len(req) == 0 || !strings.Contains(string(req[0].Body), "STEER-ONE") || !strings.Contains(string(req[0].Body), "working") {
+		t.Fatalf("the model did not read the steered input after the command's output")
+	}
+
+	res, _ = a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "stallTimeoutMs": 1500})
+	id2 := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second)
+	a.call("turn/start", map[string]any{"threadId": id2, "input": []any{map[string]any{"type": "text", "text": "stall here"}}})
+	done := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)
+	if done["status"] != "failed" || !strings.Contains(done["error"].(map[string]any)["message"].(string), "turn stalled: no event for 1.5s") {
+		t.Fatalf("stalled turn %v", done)
+	}
+}
