@@ -35,3 +35,14 @@ func TestThreadName(t *testing.T) {
 	require.Equal(t, "Fix the flaky test", st.Name)
 	require.Equal(t, testConfig(), st.Config)
 }
+
+func TestTimeoutOverrides(t *testing.T) {
+	d := func(v time.Duration) *time.Duration { return &v }
+	c := ThreadConfig{TurnTimeout: time.Hour, StallTimeout: time.Minute, ApprovalTimeout: time.Minute}
+	(*Timeouts)(nil).apply(&c)
+	require.Equal(t, time.Hour, c.TurnTimeout)
+	(&Timeouts{Stall: d(-time.Second)}).apply(&c)
+	require.Equal(t, time.Duration(0), c.StallTimeout, "<= 0 turns the stall timeout off")
+	(&Timeouts{Turn: d(10 * time.Minute), Approval: d(0)}).apply(&c)
+	require.Equal(t, ThreadConfig{TurnTimeout: 10 * time.Minute}, c)
+}

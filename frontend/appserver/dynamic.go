@@ -52,6 +52,9 @@ func decodeDynamicTools(raw json.RawMessage) ([]harness.ExternalTool, error) {
 		t := harness.ExternalTool{Name: *s.Name, Description: s.Description, Parameters: params,
 			Source: harness.SourceDynamic, Tool: *s.Name}
 		if s.Namespace != nil {
+			if *s.Namespace == userInputNamespace {
+				return nil, invalidRequest("Invalid request: dynamicTools[%d].namespace %q is reserved for this server's own tools", i, *s.Namespace)
+			}
 			t.Server = *s.Namespace
 		}
 		tools = append(tools, t)

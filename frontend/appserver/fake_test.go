@@ -33,6 +33,8 @@ type fakeBackend struct {
 	decisions []workflows.ApprovalDecision
 	answers   []workflows.DynamicAnswer
 	steers    []string
+	settings  []ThreadSettings
+	requests  []workflows.StartTurnRequest
 }
 
 type fakeThread struct {
@@ -67,6 +69,7 @@ func (b *fakeBackend) NewThread(_ context.Context, s ThreadSettings) (ThreadInfo
 	}
 	b.n++
 	id := fmt.Sprintf("thread-%d", b.n)
+	b.settings = append(b.settings, s)
 	cfg := workflows.ThreadConfig{DynamicTools: s.DynamicTools, Model: orDefault(s.Model, "fake-model"), Provider: activities.ProviderSpec{ID: orDefault(s.ModelProvider, "fake")},
 		Cwd: orDefault(s.Cwd, "/work"), SandboxMode: orDefault(s.SandboxMode, "workspace-write"), ApprovalPolicy: orDefault(s.ApprovalPolicy, "on-request"),
 		BaseInstructions: s.BaseInstructions, DeveloperInstructions: s.DeveloperInstructions}
@@ -135,6 +138,7 @@ func (b *fakeBackend) StartTurn(_ context.Context, threadID string, req workflow
 	if t.view.RunningTurn != "" {
 		return workflows.StartTurnResponse{}, fmt.Errorf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it", threadID, t.view.RunningTurn)
 	}
+	b.requests = append(b.requests, req)
 	c := &t.view.Config
 	if req.Model != "" {
 		c.Model = req.Model
@@ -375,6 +379,11 @@ func (b *fakeBackend) callDynamic(turnID, itemID, tool, args string) {
 	defer b.mu.Unlock()
 	tu := b.turns[turnID]
 	d := workflows.DynamicCall{ThreadID: tu.threadID, TurnID: turnID, ItemID: itemID, CallID: "call-" + itemID, Tool: tool, Arguments: args}
+	for _, x := range b.threads[tu.threadID].view.Config.DynamicTools {
+		if x.Name == tool {
+			d.Namespace = x.Server
+		}
+	}
 	tu.dynamic = append(tu.dynamic, d)
 	it := &workflows.Item{ID: itemID, Type: workflows.ItemDynamicToolCall, Status: workflows.StatusInProgress, Dynamic: &d}
 	b.emitLocked(turnID, workflows.Event{Type: workflows.EventItemStarted, Item: it}, workflows.Event{Type: workflows.EventDynamicRequested, Item: it})

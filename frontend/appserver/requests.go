@@ -205,7 +205,16 @@ func approvalDecision(raw json.RawMessage) string {
 // delivered as a failed call: the model reads it and the turn goes on.
 func (c *conn) askDynamic(d workflows.DynamicCall) {
 	c.startAsk(askKey(d.TurnID, d.ItemID), func(ctx context.Context) {
-		id, ch, err := c.send("item/tool/call", dynamicCallParams(d))
+		method, params, read := "item/tool/call", dynamicCallParams(d), dynamicAnswer
+		if isUserInput(d) {
+			p, err := userInputParams(d)
+			if err != nil {
+				c.deliverDynamic(d, workflows.DynamicAnswer{ThreadID: d.ThreadID, ItemID: d.ItemID, Error: err.Error()})
+				return
+			}
+			method, params, read = "item/tool/requestUserInput", p, userInputAnswer
+		}
+		id, ch, err := c.send(method, params)
 		if err != nil {
 			c.logf("calling dynamic tool %s: %v", d.Tool, err)
 			return
@@ -221,15 +230,19 @@ func (c *conn) askDynamic(d workflows.DynamicCall) {
 		if err != nil {
 			ans.Error = err.Error()
 		} else {
-			ans = dynamicAnswer(ans, res)
+			ans = read(ans, res)
 		}
-		actx, cancel := c.requestContext()
-		defer cancel()
-		if err := c.s.backend.AnswerDynamic(actx, d.TurnID, ans); err != nil {
-			c.logf("delivering the result of %s: %v", d.ItemID, err)
-		}
+		c.deliverDynamic(d, ans)
 		c.notifyResolved(d.ThreadID, id)
 	})
+}
+
+func (c *conn) deliverDynamic(d workflows.DynamicCall, ans workflows.DynamicAnswer) {
+	actx, cancel := c.requestContext()
+	defer cancel()
+	if err := c.s.backend.AnswerDynamic(actx, d.TurnID, ans); err != nil {
+		c.logf("delivering the result of %s: %v", d.ItemID, err)
+	}
 }
 
 func dynamicCallParams(d workflows.DynamicCall) map[string]any {

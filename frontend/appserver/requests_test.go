@@ -392,3 +392,65 @@ func TestThreadNameAndArchive(t *testing.T) {
 }
 
 func last(ms []map[string]any) map[string]any { return ms[len(ms)-1] }
+
+// requestUserInput: the model's request_user_input call is asked with
+// item/tool/requestUserInput and the answers come back as its result.
+func TestRequestUserInput(t *testing.T) {
+	b := newFakeBackend()
+	plain := startClient(t, b)
+	plain.initialize()
+	wantError(t, plain.callErr("thread/start", map[string]any{"requestUserInput": true}), -32600, "requestUserInput requires experimentalApi capability")
+
+	c := startClient(t, b)
+	c.initializeExperimental()
+	wantError(t, c.callErr("thread/start", map[string]any{"dynamicTools": []any{map[string]any{"name": "x", "namespace": "interpreter"}}}), -32600, "reserved")
+	threadID, turnID := startedTurn(t, c, map[string]any{"requestUserInput": true})
+	b.mu.Lock()
+	tools := b.threads[threadID].view.Config.DynamicTools
+	b.mu.Unlock()
+	if len(tools) != 1 || tools[0].Name != "request_user_input" {
+		t.Fatalf("offered tools %+v", tools)
+	}
+	b.callDynamic(turnID, "item_0", "request_user_input",
+		`{"questions":[{"id":"db","header":"Database","question":"Which database?","options":[{"label":"Postgres","description":"the default"}]}]}`)
+	req := last(c.until("item/tool/requestUserInput"))
+	p := params(req)
+	q := p["questions"].([]any)[0].(map[string]any)
+	if p["itemId"] != "item_0" || p["turnId"] != turnID || q["id"] != "db" || q["question"] != "Which database?" {
+		t.Fatalf("requestUserInput %v", p)
+	}
+	c.answer(req, map[string]any{"answers": map[string]any{"db": map[string]any{"answers": []string{"Postgres"}}}})
+	c.until("item/completed")
+
+	b.callDynamic(turnID, "item_1", "request_user_input", `{"questions":[]}`)
+	c.until("item/completed")
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.answers) != 2 || !b.answers[0].Success || b.answers[0].Content[0].Text != "db: Postgres" || !strings.Contains(b.answers[1].Error, "`questions` is empty") {
+		t.Fatalf("answers %+v", b.answers)
+	}
+}
+
+// Timeouts: thread/start's become config keys, turn/start's overrides
+// for this and later turns.
+func TestTimeoutParams(t *testing.T) {
+	b := newFakeBackend()
+	c := startClient(t, b)
+	c.initialize()
+	wantError(t, c.callErr("thread/start", map[string]any{"turnTimeoutMs": -1}), -32600, "`turnTimeoutMs` must not be negative")
+	th := c.call("thread/start", map[string]any{"stallTimeoutMs": 30000, "turnTimeoutMs": 600000, "approvalTimeoutMs": 0, "config": map[string]any{"max_steps": 5}})["thread"].(map[string]any)
+	c.read()
+	b.mu.Lock()
+	cfg := b.settings[len(b.settings)-1].Config
+	b.mu.Unlock()
+	if cfg["stall_timeout"] != "30000ms" || cfg["turn_timeout"] != "600000ms" || cfg["approvals.timeout"] != "0ms" || cfg["max_steps"] != float64(5) {
+		t.Fatalf("config keys %v", cfg)
+	}
+	c.response(c.request("turn/start", map[string]any{"threadId": th["id"], "input": []any{map[string]any{"type": "text", "text": "x"}}, "stallTimeoutMs": -1}))
+	b.mu.Lock()
+	o := b.requests[len(b.requests)-1].Timeouts
+	b.mu.Unlock()
+	if o == nil || o.Stall == nil || *o.Stall != -time.Millisecond || o.Turn != nil {
+		t.Fatalf("turn timeouts %+v", o)
+	}
+}

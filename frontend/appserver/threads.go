@@ -21,6 +21,9 @@ type threadParams struct {
 	DeveloperInstructions *string         `json:"developerInstructions"`
 	Config                map[string]any  `json:"config"`
 	DynamicTools          json.RawMessage `json:"dynamicTools"`
+	// RequestUserInput (ours, experimental) offers the model the
+	// request_user_input tool, answered with item/tool/requestUserInput.
+	RequestUserInput bool `json:"requestUserInput"`
 	timeoutParams
 }
 
@@ -39,6 +42,20 @@ func (c *conn) readThreadParams(method string, p *threadParams) (settings, error
 			return s, err
 		}
 		s.DynamicTools = tools
+	}
+	if p.RequestUserInput {
+		if !c.experimentalAPI() {
+			return s, invalidRequest("%s.requestUserInput requires experimentalApi capability", method)
+		}
+		if method != "thread/start" {
+			return s, invalidRequest("%s.requestUserInput: the tool is offered by thread/start and stays with the thread", method)
+		}
+		for _, t := range s.DynamicTools {
+			if t.Name == userInputTool {
+				return s, invalidRequest("Invalid request: dynamicTools declares %q, which requestUserInput offers already", userInputTool)
+			}
+		}
+		s.DynamicTools = append(s.DynamicTools, userInputToolSpec())
 	}
 	if p.Model != nil {
 		s.Model = *p.Model
