@@ -310,7 +310,7 @@ func TestSteering(t *testing.T) {
 		t.Fatalf("steered input item %v", user)
 	}
 
-	res, notes = c.response(c.request("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "and the tests"}}, "model": "later-model"}))
+	res, notes = c.response(c.request("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "and the tests"}}, "model": "later-model", "stallTimeoutMs": 5000}))
 	if got := res["result"].(map[string]any)["turn"].(map[string]any); got["id"] != turnID || got["status"] != "inProgress" {
 		t.Fatalf("turn/start while running %v", res)
 	}
@@ -332,6 +332,12 @@ func TestSteering(t *testing.T) {
 	b.mu.Unlock()
 	if model != "later-model" {
 		t.Fatalf("the next turn's model %q", model)
+	}
+	b.mu.Lock()
+	o := b.requests[len(b.requests)-1].Timeouts
+	b.mu.Unlock()
+	if o == nil || o.Stall == nil || *o.Stall != 5*time.Second {
+		t.Fatalf("the next turn's timeouts %+v", o)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // Options configure a Server.
@@ -161,6 +162,8 @@ type settings struct {
 	Cwd            string
 	SandboxMode    string
 	ApprovalPolicy string
+	// Timeouts are turn/start's timeout overrides.
+	Timeouts *workflows.Timeouts
 	// DynamicTools are thread/start's only (not an override).
 	DynamicTools []harness.ExternalTool
 }

@@ -384,6 +384,22 @@ func (s *settings) merge(o settings) {
 	if o.ApprovalPolicy != "" {
 		s.ApprovalPolicy = o.ApprovalPolicy
 	}
+	if o.Timeouts != nil {
+		if s.Timeouts == nil {
+			s.Timeouts = &workflows.Timeouts{}
+		}
+		t := *s.Timeouts
+		if o.Timeouts.Turn != nil {
+			t.Turn = o.Timeouts.Turn
+		}
+		if o.Timeouts.Stall != nil {
+			t.Stall = o.Timeouts.Stall
+		}
+		if o.Timeouts.Approval != nil {
+			t.Approval = o.Timeouts.Approval
+		}
+		s.Timeouts = &t
+	}
 }
 
 // apply shows a config with these overrides.

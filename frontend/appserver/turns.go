@@ -36,6 +36,10 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		return nil, err
 	}
 	var s settings
+	if err := p.timeoutParams.check(); err != nil {
+		return nil, err
+	}
+	s.Timeouts = p.timeoutParams.overrides()
 	if p.Model != nil {
 		s.Model = *p.Model
 	}
@@ -63,11 +67,8 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		pending.merge(s)
 		s = pending
 	}
-	if err := p.timeoutParams.check(); err != nil {
-		return nil, err
-	}
 	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
-		Timeouts: p.timeoutParams.overrides()}
+		Timeouts: s.Timeouts}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
