@@ -69,7 +69,7 @@ func (c *conn) steerRunning(threadID, prompt string) (*result, error) {
 	}
 	running := info.View.RunningTurn
 	if running == "" {
-		return nil, invalidRequest("thread %s has a turn waiting to start; send the turn again when it has started", threadID)
+		return nil, invalidRequest("no active turn to steer") // it ended meanwhile: the caller starts a turn
 	}
 	if err := c.s.backend.Steer(ctx, threadID, running, prompt); err != nil {
 		return nil, steerError(err)

@@ -72,14 +72,21 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
-	if err != nil && isRunning(err) {
+	for attempt := 0; err != nil && isRunning(err); attempt++ {
 		// A turn runs: its input goes into that turn, and the overrides
-		// wait for the next turn.
-		ts = c.subscribe(p.ThreadID)
-		c.mu.Lock()
-		ts.pending = s
-		c.mu.Unlock()
-		return c.steerRunning(p.ThreadID, prompt)
+		// wait for the next turn. A turn that is finishing refuses it;
+		// then this is a new turn after all.
+		res, serr := c.steerRunning(p.ThreadID, prompt)
+		if serr == nil || attempt >= 3 || !strings.Contains(serr.Error(), "no active turn") {
+			if serr == nil {
+				ts = c.subscribe(p.ThreadID)
+				c.mu.Lock()
+				ts.pending = s
+				c.mu.Unlock()
+			}
+			return res, serr
+		}
+		resp, err = c.s.backend.StartTurn(ctx, p.ThreadID, req)
 	}
 	if err != nil {
 		return nil, startTurnError(p.ThreadID, err)
