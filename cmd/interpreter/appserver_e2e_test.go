@@ -404,6 +404,22 @@ func TestAppServerSurvivesWorkerRestart(t *testing.T) {
 	}
 }
 
+// callErr sends a request that must fail and returns its error object.
+func (a *appServer) callErr(method string, params any) map[string]any {
+	a.t.Helper()
+	id := a.request(method, params)
+	for {
+		m := a.read(60 * time.Second)
+		if _, ok := m["method"]; ok {
+			continue
+		}
+		if fmt.Sprint(m["id"]) != id || m["error"] == nil {
+			a.t.Fatalf("want an error for %s, got %v", method, m)
+		}
+		return m["error"].(map[string]any)
+	}
+}
+
 func (a *appServer) handshakeExperimental() {
 	a.t.Helper()
 	a.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"},
@@ -438,6 +454,10 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 	a.handshakeExperimental()
 	tools := []any{map[string]any{"name": "lookup_ticket", "description": "Read a ticket from the tracker",
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []string{"id"}}}}
+	if e := a.callErr("thread/start", map[string]any{"cwd": e.work, "dynamicTools": []any{map[string]any{"name": "shell", "description": "mine"}}}); e["code"].(float64) != -32600 ||
+		!strings.Contains(e["message"].(string), `dynamicTools[0].name "shell" is a tool of the codex harness`) {
+		t.Fatalf("a dynamic tool named like the harness's own: %v", e)
+	}
 	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.work, "dynamicTools": tools})
 	id := res["thread"].(map[string]any)["id"].(string)
 	a.read(30 * time.Second) // thread/started

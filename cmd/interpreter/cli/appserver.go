@@ -25,6 +25,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -115,6 +116,16 @@ func (a *appBackend) resolve(s appserver.ThreadSettings) (workflows.ThreadConfig
 		tc.DeveloperInstructions = s.DeveloperInstructions
 	}
 	tc.SearchAttributes = a.searchAttrs
+	if h, err := harness.Lookup(tc.Harness); err == nil {
+		for _, own := range h.Tools() {
+			for i, d := range s.DynamicTools {
+				if d.Name == own.Name {
+					return workflows.ThreadConfig{}, nil, &appserver.SettingsError{Err: fmt.Errorf(
+						"dynamicTools[%d].name %q is a tool of the %s harness; pick another name", i, d.Name, tc.Harness)}
+				}
+			}
+		}
+	}
 	tc.DynamicTools = s.DynamicTools
 	return tc, cfg, nil
 }
