@@ -660,3 +660,33 @@ func TestAppServerSteerAndStallTimeout(t *testing.T) {
 		t.Fatalf("stalled turn %v", done)
 	}
 }
+
+// request_user_input against the real workflows: the model asks, the
+// orchestrator answers item/tool/requestUserInput, the model reads it.
+func TestAppServerRequestUserInput(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{{Name: "request_user_input", Arguments: json.RawMessage(
+			`{"questions":[{"id":"db","header":"Database","question":"Which database?","options":[{"label":"Postgres","description":"the default"},{"label":"SQLite","description":"embedded"}]}]}`)}}},
+		{Text: "using the answer"},
+	}}}})
+	dev := e.startDev()
+	defer dev.kill()
+	a := e.appServer(loadSchema(t))
+	a.handshakeExperimental()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "requestUserInput": true})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.read(30 * time.Second)
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "set up the app"}}})
+	req := last(a.until("item/tool/requestUserInput", 90*time.Second))
+	q := noteParams(req)["questions"].([]any)[0].(map[string]any)
+	if q["id"] != "db" || len(q["options"].([]any)) != 2 {
+		t.Fatalf("requestUserInput %v", noteParams(req))
+	}
+	a.answer(req, map[string]any{"answers": map[string]any{"db": map[string]any{"answers": []string{"SQLite"}}}})
+	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn %v", st)
+	}
+	if len(e.model.Server.RequestsContaining("db: SQLite")) == 0 {
+		t.Fatalf("the model never read the user's answer")
+	}
+}
