@@ -129,6 +129,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	decided := func() bool { _, ok := t.decisions[a.ItemID]; return ok }
 	var err error
 	timedOut := false
+	t.waiting++ // a person's wait does not count as a stall
 	if cfg.ApprovalTimeout > 0 {
 		var ok bool
 		ok, err = workflow.AwaitWithTimeout(ctx, cfg.ApprovalTimeout, decided)
@@ -136,6 +137,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	} else {
 		err = workflow.Await(ctx, decided)
 	}
+	t.waiting--
 	decision, note := t.decisions[a.ItemID], ""
 	switch {
 	case decided():

@@ -14,6 +14,10 @@ type eventLog struct {
 	last    int
 	done    bool
 	closing bool
+	// lastAt is when the last event was added, kept when now is set (the
+	// stall timeout needs it).
+	lastAt time.Time
+	now    func() time.Time
 }
 
 func newEventLog(carried []Event, last int, turnID string) *eventLog {
@@ -25,6 +29,9 @@ func (l *eventLog) add(e Event) {
 	e.Seq = l.last
 	e.TurnID = l.turnID
 	l.events = append(l.events, e)
+	if l.now != nil {
+		l.lastAt = l.now()
+	}
 }
 
 func (l *eventLog) first() int {

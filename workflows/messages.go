@@ -137,6 +137,12 @@ type ThreadConfig struct {
 	// (default deny).
 	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
 	ApprovalDefault string        `json:"approval_default,omitempty"`
+	// StallTimeout fails a turn whose event log has not grown for this
+	// long (waits for a client's answer do not count); 0 disables.
+	StallTimeout time.Duration `json:"stall_timeout,omitempty"`
+	// DynamicToolTimeout bounds the wait for a dynamic tool's answer
+	// (0: [DefaultDynamicToolTimeout]).
+	DynamicToolTimeout time.Duration `json:"dynamic_tool_timeout,omitempty"`
 	// NotifyCommand and WebhookURL tell a person that an approval waits
 	// ([approvals] notify_command, webhook_url).
 	NotifyCommand []string `json:"notify_command,omitempty"`
@@ -180,6 +186,16 @@ type StartTurnRequest struct {
 	Cwd            string `json:"cwd,omitempty"`
 	SandboxMode    string `json:"sandbox_mode,omitempty"`
 	ApprovalPolicy string `json:"approval_policy,omitempty"`
+	// Timeouts change the thread's from this turn on; nil keeps them, and
+	// a stall timeout <= 0 turns it off.
+	Timeouts *Timeouts `json:"timeouts,omitempty"`
+}
+
+// Timeouts overrides a thread's timeouts; nil fields keep theirs.
+type Timeouts struct {
+	Turn     *time.Duration `json:"turn,omitempty"`
+	Stall    *time.Duration `json:"stall,omitempty"`
+	Approval *time.Duration `json:"approval,omitempty"`
 }
 
 // StartTurnResponse answers [UpdateStartTurn].
@@ -202,6 +218,8 @@ type Item struct {
 	Changes          []FileChange `json:"changes,omitempty"`
 	Items            []TodoItem   `json:"items,omitempty"`
 	Message          string       `json:"message,omitempty"`
+	// Dynamic is set on dynamic_tool_call items (see dynamic.go).
+	Dynamic *DynamicCall `json:"dynamic,omitempty"`
 }
 
 // FileChange is one file of a file_change item.
@@ -353,6 +371,8 @@ type ThreadView struct {
 	// ContextTokens is the conversation's size at its last model call (an
 	// estimate right after a compaction).
 	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// Name is the thread's name ([UpdateSetName]).
+	Name string `json:"name,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

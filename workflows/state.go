@@ -37,6 +37,8 @@ type ThreadState struct {
 	MemoryRef     string `json:"memory_ref,omitempty"`
 	MemorySummary string `json:"memory_summary,omitempty"`
 	MemoryLoaded  bool   `json:"memory_loaded,omitempty"`
+	// Name is the thread's name ([UpdateSetName]).
+	Name string `json:"name,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -94,6 +96,12 @@ type TurnState struct {
 	// SkillServers are the MCP servers those skills need, merged: the MCP
 	// client adds them to the thread's configured servers for this turn.
 	SkillServers []skills.MCPDependency `json:"skill_servers,omitempty"`
+	// DynamicCalls are the dynamic tool calls waiting for the front end's
+	// answer (front ends query them).
+	DynamicCalls []DynamicCall `json:"dynamic_calls,omitempty"`
+	// Steers is input steered into the turn ([UpdateSteer]) that the model
+	// has not read yet.
+	Steers []string `json:"steers,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -75,8 +75,11 @@ func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
-			ContextTokens: t.st.ContextTokens}, nil
+			ContextTokens: t.st.ContextTokens, Name: t.st.Name}, nil
 	}); err != nil {
+		return err
+	}
+	if err := t.registerName(ctx); err != nil {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateStartTurn, t.acceptTurn,
@@ -253,6 +256,7 @@ func (t *thread) applyOverrides(r StartTurnRequest) {
 	if r.ApprovalPolicy != "" {
 		c.ApprovalPolicy = r.ApprovalPolicy
 	}
+	r.Timeouts.apply(c)
 }
 
 func oneLine(s string, max int) string {

@@ -26,6 +26,12 @@ type turn struct {
 	decisions map[string]string
 	// aborted is set when a person answered "abort": the turn ends.
 	aborted error
+	// answers are answers to pending dynamic tool calls, by item id.
+	answers map[string]DynamicAnswer
+	// waiting counts waits for a client's answer (they stop the stall
+	// clock); stalled is set when the stall timeout ended the turn.
+	waiting int
+	stalled bool
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -51,12 +57,20 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	if err := t.registerApprovals(ctx); err != nil {
 		return TurnResult{}, err
 	}
+	if err := t.registerDynamic(ctx); err != nil {
+		return TurnResult{}, err
+	}
+	if err := t.registerSteer(ctx); err != nil {
+		return TurnResult{}, err
+	}
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
 	}
 
 	ctx, stopTimer := t.withTimeout(ctx)
 	defer stopTimer()
+	ctx, stopStall := t.watchStall(ctx)
+	defer stopStall()
 	if in.State == nil && in.Transcript == "" && !hasContext(in.Unsent) {
 		t.startupContext(ctx)
 	}
@@ -80,6 +94,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 			return t.finish(ctx, StatusFailed, err.Error())
 		}
 		t.st.Step++
+		t.takeSteers()
 		out, err := t.callModel(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -92,6 +107,10 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st.Usage.Add(out.Usage)
 		t.st.ContextTokens = out.Usage.InputTokens + out.Usage.OutputTokens
 		t.showAnswer(out)
+		if len(out.Calls) == 0 && len(t.st.Steers) > 0 {
+			// Input steered in during the call: the model reads it next.
+			continue
+		}
 		if len(out.Calls) == 0 {
 			t.st.Final = out.Message
 			return t.finish(ctx, StatusCompleted, "")
@@ -252,7 +271,11 @@ func (t *turn) newItem(typ string) *Item {
 }
 
 func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult, error) {
+	if status == StatusInterrupted && t.stalled {
+		status = StatusFailed
+	}
 	t.status = status
+	t.takeSteers() // steered input the model never read goes to the next turn
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -47,6 +48,28 @@ type Backend interface {
 	Config(ctx context.Context) (map[string]any, error)
 	// Exec runs one command outside any turn and returns its outcome.
 	Exec(ctx context.Context, r ExecRequest) (ExecResult, error)
+
+	// Pending lists what a running turn waits for from a client.
+	Pending(ctx context.Context, turnID string) (Pending, error)
+	// Decide delivers an approval decision to a turn; a decision for an
+	// approval that is not pending is refused.
+	Decide(ctx context.Context, turnID string, d workflows.ApprovalDecision) error
+	// AnswerDynamic delivers a dynamic tool call's result to a turn.
+	AnswerDynamic(ctx context.Context, turnID string, a workflows.DynamicAnswer) error
+	// Steer adds input to the thread's running turn turnID.
+	Steer(ctx context.Context, threadID, turnID, prompt string) error
+	// SetName names a thread.
+	SetName(ctx context.Context, threadID, name string) error
+	// Archive archives an idle thread; Unarchive brings it back (a new
+	// run of its workflow from its last state).
+	Archive(ctx context.Context, threadID string) error
+	Unarchive(ctx context.Context, threadID string) (ThreadInfo, error)
+}
+
+// Pending is what a running turn waits for from a client.
+type Pending struct {
+	Approvals []workflows.Approval
+	Dynamic   []workflows.DynamicCall
 }
 
 // ModelInfo is one model of model/list.
@@ -89,6 +112,8 @@ type ThreadSettings struct {
 	// Config are config.toml keys (dotted) and their values, as the
 	// protocol's `config` parameter carries them.
 	Config map[string]any
+	// DynamicTools are the client's tools (dynamicTools, experimental).
+	DynamicTools []harness.ExternalTool
 }
 
 // ThreadInfo is one thread.
@@ -103,12 +128,18 @@ type ThreadInfo struct {
 	View *workflows.ThreadView
 	// ForkedFrom names the thread this one was forked from.
 	ForkedFrom string
+	// Name is the thread's name (thread/name/set).
+	Name string
+	// Archived is set for an archived thread.
+	Archived bool
 }
 
 // ListQuery asks for one page of threads.
 type ListQuery struct {
 	Limit  int
 	Cursor string
+	// Archived lists archived threads instead of open ones.
+	Archived bool
 }
 
 // ThreadPage is one page of threads; NextCursor is empty on the last.

@@ -49,8 +49,45 @@ func itemJSON(it *workflows.Item) map[string]any {
 		return map[string]any{"type": "fileChange", "id": it.ID, "changes": changes, "status": itemStatus(it.Status)}
 	case workflows.ItemTodoList:
 		return map[string]any{"type": "plan", "id": it.ID, "text": planText(it.Items)}
+	case workflows.ItemUserMessage:
+		return map[string]any{"type": "userMessage", "id": it.ID, "clientId": nil,
+			"content": userContent([]userInput{{Type: "text", Text: it.Text}})}
+	case workflows.ItemDynamicToolCall:
+		return dynamicItem(it)
 	}
 	return nil
+}
+
+// dynamicItem renders a dynamic tool call: in progress until resolved,
+// then with the client's content and whether it succeeded.
+func dynamicItem(it *workflows.Item) map[string]any {
+	d := it.Dynamic
+	if d == nil {
+		d = &workflows.DynamicCall{}
+	}
+	m := map[string]any{"type": "dynamicToolCall", "id": it.ID, "tool": d.Tool, "namespace": nilIfEmpty(d.Namespace),
+		"arguments": jsonArguments(orDefault(d.Arguments, "{}")), "status": "inProgress",
+		"contentItems": nil, "success": nil, "durationMs": nil}
+	if !d.Resolved {
+		return m
+	}
+	m["status"] = "completed"
+	if !d.Success {
+		m["status"] = "failed"
+	}
+	items := []map[string]any{}
+	for _, c := range d.Content {
+		if c.Type == "inputImage" {
+			items = append(items, map[string]any{"type": "inputImage", "imageUrl": c.ImageURL})
+		} else {
+			items = append(items, map[string]any{"type": "inputText", "text": c.Text})
+		}
+	}
+	if d.Error != "" {
+		items = append(items, map[string]any{"type": "inputText", "text": d.Error})
+	}
+	m["contentItems"], m["success"], m["durationMs"] = items, d.Success, d.DurationMs
+	return m
 }
 
 // startedItem is the item as item/started shows it: work not done yet.
@@ -59,6 +96,12 @@ func startedItem(it *workflows.Item) map[string]any {
 	switch c.Type {
 	case workflows.ItemAgentMessage, workflows.ItemReasoning:
 		c.Text = ""
+	case workflows.ItemDynamicToolCall:
+		if c.Dynamic != nil {
+			d := *c.Dynamic
+			d.Resolved, d.Success, d.Content, d.Error, d.DurationMs = false, false, nil, "", 0
+			c.Dynamic = &d
+		}
 	case workflows.ItemCommandExecution, workflows.ItemFileChange:
 		c.Status, c.AggregatedOutput, c.ExitCode, c.DurationMs = workflows.StatusInProgress, "", nil, 0
 		if c.Type == workflows.ItemFileChange {
@@ -129,7 +172,7 @@ func (t *translator) resume(events []workflows.Event) {
 			continue
 		}
 		switch e.Type {
-		case workflows.EventItemStarted:
+		case workflows.EventItemStarted, workflows.EventApprovalRequested:
 			t.started[e.Item.ID] = true
 		case workflows.EventItemCompleted:
 			delete(t.started, e.Item.ID)
@@ -167,7 +210,9 @@ func (t *translator) translate(e workflows.Event) []notification {
 	}
 	var out []notification
 	switch e.Type {
-	case workflows.EventItemStarted:
+	case workflows.EventItemStarted, workflows.EventApprovalRequested:
+		// An item waiting for approval has begun, as in the reference:
+		// item/started comes before the approval request.
 		if !t.started[it.ID] {
 			t.started[it.ID] = true
 			out = append(out, t.itemStarted(startedItem(it)))
@@ -200,11 +245,11 @@ func turnItems(user map[string]any, events []workflows.Event) []map[string]any {
 	index := map[string]int{}
 	for _, e := range events {
 		it := e.Item
-		if it == nil || (e.Type != workflows.EventItemStarted && e.Type != workflows.EventItemCompleted) {
+		if it == nil || (e.Type != workflows.EventItemStarted && e.Type != workflows.EventItemCompleted && e.Type != workflows.EventApprovalRequested) {
 			continue
 		}
 		var m map[string]any
-		if e.Type == workflows.EventItemStarted {
+		if e.Type != workflows.EventItemCompleted {
 			m = startedItem(it)
 		} else {
 			m = itemJSON(it)

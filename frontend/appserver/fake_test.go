@@ -29,6 +29,12 @@ type fakeBackend struct {
 	// autoEnd, when set, ends every turn started with these events.
 	autoEnd func(turnID string) []workflows.Event
 	execs   []ExecRequest
+	// decisions and answers delivered, steers taken.
+	decisions []workflows.ApprovalDecision
+	answers   []workflows.DynamicAnswer
+	steers    []string
+	settings  []ThreadSettings
+	requests  []workflows.StartTurnRequest
 }
 
 type fakeThread struct {
@@ -37,10 +43,12 @@ type fakeThread struct {
 }
 
 type fakeTurn struct {
-	threadID string
-	prompt   string
-	events   []workflows.Event
-	result   *workflows.TurnResult
+	threadID  string
+	prompt    string
+	events    []workflows.Event
+	result    *workflows.TurnResult
+	approvals []workflows.Approval
+	dynamic   []workflows.DynamicCall
 }
 
 func newFakeBackend() *fakeBackend {
@@ -61,7 +69,8 @@ func (b *fakeBackend) NewThread(_ context.Context, s ThreadSettings) (ThreadInfo
 	}
 	b.n++
 	id := fmt.Sprintf("thread-%d", b.n)
-	cfg := workflows.ThreadConfig{Model: orDefault(s.Model, "fake-model"), Provider: activities.ProviderSpec{ID: orDefault(s.ModelProvider, "fake")},
+	b.settings = append(b.settings, s)
+	cfg := workflows.ThreadConfig{DynamicTools: s.DynamicTools, Model: orDefault(s.Model, "fake-model"), Provider: activities.ProviderSpec{ID: orDefault(s.ModelProvider, "fake")},
 		Cwd: orDefault(s.Cwd, "/work"), SandboxMode: orDefault(s.SandboxMode, "workspace-write"), ApprovalPolicy: orDefault(s.ApprovalPolicy, "on-request"),
 		BaseInstructions: s.BaseInstructions, DeveloperInstructions: s.DeveloperInstructions}
 	now := time.Unix(1_800_000_000+int64(b.n), 0)
@@ -94,8 +103,10 @@ func (b *fakeBackend) ListThreads(_ context.Context, q ListQuery) (ThreadPage, e
 	defer b.mu.Unlock()
 	var all []ThreadInfo
 	for _, t := range b.threads {
-		info := t.info
-		all = append(all, info)
+		if t.info.Archived != q.Archived {
+			continue
+		}
+		all = append(all, t.info)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].CreatedAt.After(all[j].CreatedAt) })
 	start := 0
@@ -121,9 +132,13 @@ func (b *fakeBackend) StartTurn(_ context.Context, threadID string, req workflow
 	if t == nil {
 		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, threadID)
 	}
+	if t.info.Archived {
+		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", workflows.ErrThreadArchived, threadID)
+	}
 	if t.view.RunningTurn != "" {
 		return workflows.StartTurnResponse{}, fmt.Errorf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it", threadID, t.view.RunningTurn)
 	}
+	b.requests = append(b.requests, req)
 	c := &t.view.Config
 	if req.Model != "" {
 		c.Model = req.Model
@@ -302,4 +317,141 @@ func (b *fakeBackend) Exec(_ context.Context, r ExecRequest) (ExecResult, error)
 	b.execs = append(b.execs, r)
 	b.mu.Unlock()
 	return ExecResult{ExitCode: 3, Stdout: strings.Join(r.Command, " "), Stderr: "warn"}, nil
+}
+
+func (b *fakeBackend) Pending(_ context.Context, turnID string) (Pending, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	if tu == nil {
+		return Pending{}, fmt.Errorf("no turn %s", turnID)
+	}
+	return Pending{Approvals: append([]workflows.Approval(nil), tu.approvals...), Dynamic: append([]workflows.DynamicCall(nil), tu.dynamic...)}, nil
+}
+
+// requestApproval makes a running turn wait for an approval, as the
+// workflow logs it.
+func (b *fakeBackend) requestApproval(turnID string, a workflows.Approval, it *workflows.Item) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	a.ThreadID, a.TurnID, a.ItemID = tu.threadID, turnID, it.ID
+	tu.approvals = append(tu.approvals, a)
+	w := *it
+	w.Status = workflows.StatusAwaitingApproval
+	b.emitLocked(turnID, workflows.Event{Type: workflows.EventApprovalRequested, Item: &w, Approval: &a})
+}
+
+func (b *fakeBackend) Decide(_ context.Context, turnID string, d workflows.ApprovalDecision) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	for i, a := range tu.approvals {
+		if a.ItemID == d.ItemID && a.ThreadID == d.ThreadID {
+			tu.approvals = append(tu.approvals[:i:i], tu.approvals[i+1:]...)
+			b.decisions = append(b.decisions, d)
+			a.Decision = d.Decision
+			b.emitLocked(turnID, workflows.Event{Type: workflows.EventApprovalResolved, Item: &workflows.Item{ID: a.ItemID, Type: workflows.ItemCommandExecution}, Approval: &a})
+			return nil
+		}
+	}
+	return fmt.Errorf("decision refused: item %s is not waiting for approval", d.ItemID)
+}
+
+// resolveApproval resolves an approval without a client (a timeout).
+func (b *fakeBackend) resolveApproval(turnID, itemID, decision string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	for i, a := range tu.approvals {
+		if a.ItemID == itemID {
+			tu.approvals = append(tu.approvals[:i:i], tu.approvals[i+1:]...)
+			a.Decision = decision
+			b.emitLocked(turnID, workflows.Event{Type: workflows.EventApprovalResolved, Item: &workflows.Item{ID: a.ItemID, Type: workflows.ItemCommandExecution}, Approval: &a})
+		}
+	}
+}
+
+// callDynamic makes a running turn call a dynamic tool, as the workflow
+// logs it.
+func (b *fakeBackend) callDynamic(turnID, itemID, tool, args string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	d := workflows.DynamicCall{ThreadID: tu.threadID, TurnID: turnID, ItemID: itemID, CallID: "call-" + itemID, Tool: tool, Arguments: args}
+	for _, x := range b.threads[tu.threadID].view.Config.DynamicTools {
+		if x.Name == tool {
+			d.Namespace = x.Server
+		}
+	}
+	tu.dynamic = append(tu.dynamic, d)
+	it := &workflows.Item{ID: itemID, Type: workflows.ItemDynamicToolCall, Status: workflows.StatusInProgress, Dynamic: &d}
+	b.emitLocked(turnID, workflows.Event{Type: workflows.EventItemStarted, Item: it}, workflows.Event{Type: workflows.EventDynamicRequested, Item: it})
+}
+
+func (b *fakeBackend) AnswerDynamic(_ context.Context, turnID string, a workflows.DynamicAnswer) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	for i, d := range tu.dynamic {
+		if d.ItemID == a.ItemID {
+			tu.dynamic = append(tu.dynamic[:i:i], tu.dynamic[i+1:]...)
+			b.answers = append(b.answers, a)
+			d.Resolved, d.Success, d.Content, d.Error, d.DurationMs = true, a.Success && a.Error == "", a.Content, a.Error, 5
+			st := workflows.StatusCompleted
+			if !d.Success {
+				st = workflows.StatusFailed
+			}
+			b.emitLocked(turnID, workflows.Event{Type: workflows.EventItemCompleted, Item: &workflows.Item{ID: d.ItemID, Type: workflows.ItemDynamicToolCall, Status: st, Dynamic: &d}})
+			return nil
+		}
+	}
+	return fmt.Errorf("answer refused: item %s is not waiting", a.ItemID)
+}
+
+func (b *fakeBackend) Steer(_ context.Context, threadID, turnID, prompt string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[threadID]
+	if t == nil || t.view.RunningTurn != turnID {
+		return fmt.Errorf("no active turn to steer")
+	}
+	b.steers = append(b.steers, prompt)
+	b.emitLocked(turnID, workflows.Event{Type: workflows.EventItemCompleted,
+		Item: &workflows.Item{ID: fmt.Sprintf("item_s%d", len(b.steers)), Type: workflows.ItemUserMessage, Text: prompt, Status: workflows.StatusCompleted}})
+	return nil
+}
+
+func (b *fakeBackend) SetName(_ context.Context, threadID, name string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[threadID]
+	if t.info.Archived {
+		return fmt.Errorf("thread %s is archived", threadID)
+	}
+	t.info.Name = strings.TrimSpace(name)
+	t.view.Name = t.info.Name
+	return nil
+}
+
+func (b *fakeBackend) Archive(_ context.Context, threadID string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[threadID]
+	if t.view.RunningTurn != "" {
+		return fmt.Errorf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it before archiving", threadID, t.view.RunningTurn)
+	}
+	t.info.Archived = true
+	return nil
+}
+
+func (b *fakeBackend) Unarchive(_ context.Context, threadID string) (ThreadInfo, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	t := b.threads[threadID]
+	if !t.info.Archived {
+		return ThreadInfo{}, fmt.Errorf("thread %s is not archived", threadID)
+	}
+	t.info.Archived = false
+	return t.snapshot(), nil
 }

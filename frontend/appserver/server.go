@@ -19,6 +19,9 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // Options configure a Server.
@@ -137,6 +140,11 @@ type conn struct {
 	clientName   string
 	inflight     map[string]bool
 	threads      map[string]*threadState
+	// Requests of ours waiting for the client's answer, by id; the
+	// questions asked (approvals, dynamic tool calls), by turn and item.
+	reqSeq  int64
+	waiting map[string]chan clientAnswer
+	asks    map[string]*ask
 }
 
 // threadState is what a connection keeps about a thread it follows.
@@ -154,10 +162,15 @@ type settings struct {
 	Cwd            string
 	SandboxMode    string
 	ApprovalPolicy string
+	// Timeouts are turn/start's timeout overrides.
+	Timeouts *workflows.Timeouts
+	// DynamicTools are thread/start's only (not an override).
+	DynamicTools []harness.ExternalTool
 }
 
 func newConn(ctx context.Context, s *Server, out *lineWriter) *conn {
-	return &conn{s: s, ctx: ctx, out: out, inflight: map[string]bool{}, threads: map[string]*threadState{}}
+	return &conn{s: s, ctx: ctx, out: out, inflight: map[string]bool{}, threads: map[string]*threadState{},
+		waiting: map[string]chan clientAnswer{}, asks: map[string]*ask{}}
 }
 
 func (c *conn) logf(format string, args ...any) {
@@ -226,7 +239,7 @@ func (c *conn) handleLine(line []byte) {
 	case m.Method != nil:
 		c.handleNotification(*m.Method)
 	case m.hasID() && (m.Result != nil || m.Error != nil):
-		c.handleResponse(m.ID)
+		c.handleResponse(m.ID, m.Result, m.Error)
 	case m.hasID():
 		c.fail(m.ID, invalidRequest("Invalid request: missing field `method`"))
 	default:
@@ -259,11 +272,18 @@ func (c *conn) handleNotification(method string) {
 	}
 }
 
-// handleResponse takes a client's answer to a server request. None are
-// asked yet (approvals and dynamic tools come with their workflow
-// support), so any response is unexpected: the client is told, and the
-// session goes on.
-func (c *conn) handleResponse(id json.RawMessage) {
+// handleResponse takes a client's answer to a request of ours. An answer
+// to a request that is not waiting (never asked, or settled meanwhile) is
+// reported to the client, and the session goes on.
+func (c *conn) handleResponse(id, result, errObj json.RawMessage) {
+	c.mu.Lock()
+	ch := c.waiting[string(id)]
+	delete(c.waiting, string(id))
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- clientAnswer{result: result, err: errObj}
+		return
+	}
 	msg := fmt.Sprintf("received a response to request id %s, but this server has no request with that id waiting for an answer; it was ignored", id)
 	c.logf("%s", msg)
 	c.notify(notification{Method: "warning", Params: map[string]any{"threadId": nil, "message": msg}})
@@ -299,9 +319,9 @@ func init() {
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,
 
-		"thread/archive":   notYet("thread/archive", "threads do not record an archived flag"),
-		"thread/unarchive": notYet("thread/unarchive", "threads do not record an archived flag"),
-		"thread/name/set":  notYet("thread/name/set", "threads do not record a name"),
+		"thread/archive":   (*conn).threadArchive,
+		"thread/unarchive": (*conn).threadUnarchive,
+		"thread/name/set":  (*conn).threadNameSet,
 	}
 }
 

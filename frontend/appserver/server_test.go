@@ -416,20 +416,3 @@ func TestForkModelsConfigAndExec(t *testing.T) {
 	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{}}), -32600, "command must not be empty")
 	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{"sh"}, "tty": true}), -32600, "not supported")
 }
-
-func TestSteerAndMethodsNotSupportedYet(t *testing.T) {
-	b := newFakeBackend()
-	c := startClient(t, b)
-	c.initialize()
-	id := c.call("thread/start", map[string]any{})["thread"].(map[string]any)["id"].(string)
-	c.read()
-	input := []any{map[string]any{"type": "text", "text": "also this"}}
-	wantError(t, c.callErr("turn/steer", map[string]any{"threadId": id, "input": input, "expectedTurnId": "t"}), -32600, "no active turn to steer")
-	r, _ := c.response(c.request("turn/start", map[string]any{"threadId": id, "input": input}))
-	turnID := r["result"].(map[string]any)["turn"].(map[string]any)["id"].(string)
-	wantError(t, c.callErr("turn/steer", map[string]any{"threadId": id, "input": input, "expectedTurnId": "nope"}), -32600, "expected active turn id `nope` but found")
-	wantError(t, c.callErr("turn/steer", map[string]any{"threadId": id, "input": input, "expectedTurnId": turnID}), -32600, "not supported by this server yet")
-	wantError(t, c.callErr("thread/name/set", map[string]any{"threadId": id, "name": "x"}), -32600, "not supported by this server yet")
-	b.end(turnID, workflows.StatusCompleted, "")
-	c.until("turn/completed")
-}

@@ -21,16 +21,41 @@ type threadParams struct {
 	DeveloperInstructions *string         `json:"developerInstructions"`
 	Config                map[string]any  `json:"config"`
 	DynamicTools          json.RawMessage `json:"dynamicTools"`
+	// RequestUserInput (ours, experimental) offers the model the
+	// request_user_input tool, answered with item/tool/requestUserInput.
+	RequestUserInput bool `json:"requestUserInput"`
+	timeoutParams
 }
 
 // settings checks and reads the parameters both methods share.
 func (c *conn) readThreadParams(method string, p *threadParams) (settings, error) {
 	var s settings
-	if len(p.DynamicTools) > 0 && string(p.DynamicTools) != "null" {
+	if isSet(p.DynamicTools) {
 		if !c.experimentalAPI() {
 			return s, invalidRequest("%s.dynamicTools requires experimentalApi capability", method)
 		}
-		return s, invalidRequest("%s.dynamicTools: dynamic tools are not supported by this server yet", method)
+		if method != "thread/start" {
+			return s, invalidRequest("%s.dynamicTools: dynamic tools are declared by thread/start and stay with the thread", method)
+		}
+		tools, err := decodeDynamicTools(p.DynamicTools)
+		if err != nil {
+			return s, err
+		}
+		s.DynamicTools = tools
+	}
+	if p.RequestUserInput {
+		if !c.experimentalAPI() {
+			return s, invalidRequest("%s.requestUserInput requires experimentalApi capability", method)
+		}
+		if method != "thread/start" {
+			return s, invalidRequest("%s.requestUserInput: the tool is offered by thread/start and stays with the thread", method)
+		}
+		for _, t := range s.DynamicTools {
+			if t.Name == userInputTool {
+				return s, invalidRequest("Invalid request: dynamicTools declares %q, which requestUserInput offers already", userInputTool)
+			}
+		}
+		s.DynamicTools = append(s.DynamicTools, userInputToolSpec())
 	}
 	if p.Model != nil {
 		s.Model = *p.Model
@@ -80,7 +105,11 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 	if err != nil {
 		return nil, err
 	}
-	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.Config}
+	if err := p.timeoutParams.check(); err != nil {
+		return nil, err
+	}
+	ts := ThreadSettings{Model: s.Model, Cwd: s.Cwd, ApprovalPolicy: s.ApprovalPolicy, SandboxMode: s.SandboxMode, Config: p.timeoutParams.configKeys(p.Config),
+		DynamicTools: s.DynamicTools}
 	if p.ModelProvider != nil {
 		ts.ModelProvider = *p.ModelProvider
 	}
@@ -156,16 +185,19 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread
 	if updated.IsZero() || updated.Before(info.CreatedAt) {
 		updated = info.CreatedAt
 	}
-	var forkedFrom *string
+	var forkedFrom, name *string
 	if info.ForkedFrom != "" {
 		forkedFrom = &info.ForkedFrom
+	}
+	if info.Name != "" {
+		name = &info.Name
 	}
 	return Thread{
 		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
 		ModelProvider: info.Config.Provider.ID,
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
 		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
-		Turns: turns,
+		Turns: turns, Name: name,
 	}
 }
 
@@ -352,6 +384,22 @@ func (s *settings) merge(o settings) {
 	if o.ApprovalPolicy != "" {
 		s.ApprovalPolicy = o.ApprovalPolicy
 	}
+	if o.Timeouts != nil {
+		if s.Timeouts == nil {
+			s.Timeouts = &workflows.Timeouts{}
+		}
+		t := *s.Timeouts
+		if o.Timeouts.Turn != nil {
+			t.Turn = o.Timeouts.Turn
+		}
+		if o.Timeouts.Stall != nil {
+			t.Stall = o.Timeouts.Stall
+		}
+		if o.Timeouts.Approval != nil {
+			t.Approval = o.Timeouts.Approval
+		}
+		s.Timeouts = &t
+	}
 }
 
 // apply shows a config with these overrides.
@@ -411,9 +459,10 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 			}
 		}
 	}
+	q.Archived = p.Archived != nil && *p.Archived
 	data := []Thread{}
 	var next any
-	if p.Archived == nil || !*p.Archived {
+	{
 		ctx, cancel := c.requestContext()
 		defer cancel()
 		page, err := c.s.backend.ListThreads(ctx, q)

@@ -21,6 +21,7 @@ type turnStartParams struct {
 	// Effort is accepted; reasoning effort is not configurable per thread
 	// yet.
 	Effort *string `json:"effort"`
+	timeoutParams
 }
 
 // turnStart sends a turn to a thread and answers at once with the turn in
@@ -35,6 +36,10 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		return nil, err
 	}
 	var s settings
+	if err := p.timeoutParams.check(); err != nil {
+		return nil, err
+	}
+	s.Timeouts = p.timeoutParams.overrides()
 	if p.Model != nil {
 		s.Model = *p.Model
 	}
@@ -62,10 +67,27 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		pending.merge(s)
 		s = pending
 	}
-	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy}
+	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
+		Timeouts: s.Timeouts}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
+	for attempt := 0; err != nil && isRunning(err); attempt++ {
+		// A turn runs: its input goes into that turn, and the overrides
+		// wait for the next turn. A turn that is finishing refuses it;
+		// then this is a new turn after all.
+		res, serr := c.steerRunning(p.ThreadID, prompt)
+		if serr == nil || attempt >= 3 || !strings.Contains(serr.Error(), "no active turn") {
+			if serr == nil {
+				ts = c.subscribe(p.ThreadID)
+				c.mu.Lock()
+				ts.pending = s
+				c.mu.Unlock()
+			}
+			return res, serr
+		}
+		resp, err = c.s.backend.StartTurn(ctx, p.ThreadID, req)
+	}
 	if err != nil {
 		return nil, startTurnError(p.ThreadID, err)
 	}
@@ -88,14 +110,17 @@ func startTurnError(threadID string, err error) error {
 	if errors.Is(err, workflows.ErrThreadNotFound) {
 		return threadNotFound(threadID)
 	}
+	if errors.Is(err, workflows.ErrThreadArchived) {
+		return invalidRequest("thread %s is archived; thread/unarchive brings it back", threadID)
+	}
 	msg := innermost(err)
-	if strings.Contains(msg, "is running turn") || strings.Contains(msg, "waiting to start") {
-		// Steering input into a running turn needs workflow support
-		// (turn/steer); until then a second turn is refused.
+	if strings.Contains(msg, "waiting to start") || strings.Contains(msg, "is compacting") {
 		return invalidRequest("%s", msg)
 	}
 	return internalError("starting the turn: %v", err)
 }
+
+func isRunning(err error) bool { return strings.Contains(innermost(err), "is running turn") }
 
 func innermost(err error) string {
 	for {
@@ -269,6 +294,10 @@ func (f *follower) run() {
 			return
 		}
 	}
+	if f.after > 0 {
+		// Picked up mid-turn: ask again what a previous server left open.
+		c.askPending(f.turnID)
+	}
 	ctx := c.ctx
 	failures := 0
 	for {
@@ -316,6 +345,23 @@ func (f *follower) onEvent(e workflows.Event) {
 	f.begin()
 	for _, n := range f.tr.translate(e) {
 		f.c.notify(n)
+	}
+	f.requests(e)
+}
+
+// requests asks the client what the turn waits for, and ends questions
+// the turn resolved otherwise.
+func (f *follower) requests(e workflows.Event) {
+	c := f.c
+	switch {
+	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
+		c.askApproval(*e.Approval)
+	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
+		c.settle(askKey(f.turnID, e.Approval.ItemID))
+	case e.Type == workflows.EventDynamicRequested && e.Item != nil && e.Item.Dynamic != nil:
+		c.askDynamic(*e.Item.Dynamic)
+	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemDynamicToolCall:
+		c.settle(askKey(f.turnID, e.Item.ID))
 	}
 }
 

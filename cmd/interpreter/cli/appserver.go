@@ -25,6 +25,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -115,6 +116,17 @@ func (a *appBackend) resolve(s appserver.ThreadSettings) (workflows.ThreadConfig
 		tc.DeveloperInstructions = s.DeveloperInstructions
 	}
 	tc.SearchAttributes = a.searchAttrs
+	if h, err := harness.Lookup(tc.Harness); err == nil {
+		for _, own := range h.Tools() {
+			for i, d := range s.DynamicTools {
+				if d.Name == own.Name {
+					return workflows.ThreadConfig{}, nil, &appserver.SettingsError{Err: fmt.Errorf(
+						"dynamicTools[%d].name %q is a tool of the %s harness; pick another name", i, d.Name, tc.Harness)}
+				}
+			}
+		}
+	}
+	tc.DynamicTools = s.DynamicTools
 	return tc, cfg, nil
 }
 
@@ -250,6 +262,10 @@ func (a *appBackend) Thread(ctx context.Context, id string) (appserver.ThreadInf
 	info := a.summary(ctx, ex.GetExecution().GetWorkflowId(), ex.GetStartTime().AsTime(), ex.GetMemo(), ex.GetSearchAttributes(), len(v.Turns) > 0 || v.RunningTurn != "")
 	info.Config = v.Config
 	info.View = &v
+	if v.Name != "" {
+		info.Name = v.Name
+	}
+	info.Archived = ex.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	return info, nil
 }
 
@@ -268,6 +284,7 @@ func (a *appBackend) summary(ctx context.Context, id string, runStart time.Time,
 	}
 	info.Preview = str(memoTitle)
 	info.ForkedFrom = str(memoForkedFrom)
+	info.Name = str(workflows.MemoName)
 	info.Config.Cwd = str(memoCwd)
 	info.Config.Model = str(memoModel)
 	info.Config.Provider.ID = str(memoProvider)
@@ -313,8 +330,12 @@ func (a *appBackend) ListThreads(ctx context.Context, q appserver.ListQuery) (ap
 			return appserver.ThreadPage{}, fmt.Errorf("invalid cursor: %w", err)
 		}
 	}
+	query := threadListQuery + " AND ExecutionStatus != 'Completed'"
+	if q.Archived {
+		query = "WorkflowType = 'ThreadWorkflow' AND ExecutionStatus = 'Completed'"
+	}
 	resp, err := a.b.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-		Namespace: a.cfg.Temporal.Namespace, PageSize: int32(q.Limit), NextPageToken: token, Query: threadListQuery,
+		Namespace: a.cfg.Temporal.Namespace, PageSize: int32(q.Limit), NextPageToken: token, Query: query,
 	})
 	if err != nil {
 		if token != nil {
@@ -324,6 +345,9 @@ func (a *appBackend) ListThreads(ctx context.Context, q appserver.ListQuery) (ap
 	}
 	var page appserver.ThreadPage
 	for _, ex := range resp.GetExecutions() {
+		if q.Archived && !a.latestRun(ctx, ex.GetExecution().GetWorkflowId(), ex.GetExecution().GetRunId()) {
+			continue // archived once, brought back (or archived again) since
+		}
 		// Whether a thread has turns is not in the listing; a thread
 		// with no turn has no first prompt to read, which costs one
 		// failed lookup.
@@ -521,3 +545,9 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 func (c *cappedBuffer) String() string { return c.buf.String() }
+
+// latestRun tells whether runID is a thread's latest run.
+func (a *appBackend) latestRun(ctx context.Context, id, runID string) bool {
+	d, err := a.b.client.DescribeWorkflowExecution(ctx, id, "")
+	return err == nil && d.GetWorkflowExecutionInfo().GetExecution().GetRunId() == runID
+}

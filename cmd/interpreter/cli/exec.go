@@ -321,6 +321,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
+		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls != nil && *cfg.Temporal.LocalModelCalls,
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
 		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,

@@ -71,6 +71,12 @@ type Config struct {
 	HarnessGuidance *bool    `toml:"harness_guidance"`
 	MaxSteps        int      `toml:"max_steps"`
 	TurnTimeout     Duration `toml:"turn_timeout"`
+	// StallTimeout fails a turn that logs no event for this long (waits
+	// for a client's answer excepted); 0 or less disables it.
+	StallTimeout Duration `toml:"stall_timeout"`
+	// DynamicToolTimeout bounds the wait for a client's answer to a
+	// dynamic tool call (app-server); 0 means the default (10m).
+	DynamicToolTimeout Duration `toml:"dynamic_tool_timeout"`
 
 	// Compaction, with Codex's key names. ModelContextWindow 0 means the
 	// model's known window; ModelAutoCompactTokenLimit 0 means 80% of the
@@ -251,6 +257,9 @@ func (c *Config) validate() error {
 	}
 	if c.TurnTimeout.Duration < 0 {
 		return fmt.Errorf("invalid turn_timeout %s: must not be negative", c.TurnTimeout)
+	}
+	if c.DynamicToolTimeout.Duration < 0 {
+		return fmt.Errorf("invalid dynamic_tool_timeout %s: must not be negative", c.DynamicToolTimeout)
 	}
 	if _, err := c.Provider(c.ModelProvider); err != nil {
 		return fmt.Errorf("model_provider: %w", err)

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/devtest"
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/appserver"
+)
+
+// BenchmarkAppServer measures, over the app-server protocol, thread/start
+// and a turn of 3 fake-model steps (two commands, then the answer) from
+// turn/start to turn/completed, against the embedded server with a warm
+// worker (server, worker, fake model and app-server in one process).
+//
+//	go test ./cmd/interpreter/cli/ -run '^$' -bench AppServer -benchtime 20x
+func BenchmarkAppServer(b *testing.B) {
+	echo := func(arg string) fakemodel.Step {
+		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
+	}
+	w := devtest.Start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}}}})
+	w.StartWorker(devtest.WorkerOptions{Name: "bench"})
+	c := benchAppClient(b, w)
+	c.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "bench", "version": "1"}})
+	c.send(map[string]any{"method": "initialized"})
+	turn := func() (time.Duration, time.Duration) {
+		t0 := time.Now()
+		th := c.call("thread/start", map[string]any{"cwd": w.Dir, "approvalPolicy": "never", "sandbox": "danger-full-access"})
+		t1 := time.Now()
+		id := th["thread"].(map[string]any)["id"].(string)
+		c.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "three steps"}}})
+		c.until("turn/completed")
+		return t1.Sub(t0), time.Since(t1)
+	}
+	turn() // warm up: first workflow and activity tasks, connections, caches
+
+	var start, run time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, r := turn()
+		start, run = start+s, run+r
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(start.Microseconds())/1000/float64(b.N), "ms/thread-start")
+	b.ReportMetric(float64(run.Microseconds())/1000/float64(b.N), "ms/turn")
+}
+
+type benchApp struct {
+	b     *testing.B
+	in    io.Writer
+	lines *bufio.Scanner
+	n     int
+}
+
+func (c *benchApp) send(v any) {
+	line, _ := json.Marshal(v)
+	if _, err := c.in.Write(append(line, '\n')); err != nil {
+		c.b.Fatal(err)
+	}
+}
+
+func (c *benchApp) read() map[string]any {
+	if !c.lines.Scan() {
+		c.b.Fatalf("app-server closed: %v", c.lines.Err())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(c.lines.Bytes(), &m); err != nil {
+		c.b.Fatal(err)
+	}
+	return m
+}
+
+// call sends a request and reads until its response.
+func (c *benchApp) call(method string, params any) map[string]any {
+	c.n++
+	c.send(map[string]any{"id": c.n, "method": method, "params": params})
+	for {
+		m := c.read()
+		if _, isNote := m["method"]; isNote {
+			continue
+		}
+		if m["error"] != nil {
+			c.b.Fatalf("%s: %v", method, m["error"])
+		}
+		return m["result"].(map[string]any)
+	}
+}
+
+func (c *benchApp) until(method string) {
+	for c.read()["method"] != method {
+	}
+}
+
+// benchAppClient serves the app-server over w and returns a client of it.
+func benchAppClient(b *testing.B, w *devtest.World) *benchApp {
+	home := b.TempDir()
+	cfg := fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+
+[temporal]
+task_queue = %q
+host_queue = %q
+`, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test")
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	g := &Globals{Home: home}
+	loaded, err := g.load(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	be := &appBackend{b: &backend{client: w.Client}, g: g, cfg: loaded, searchAttrs: true}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		_ = appserver.New(be, appserver.Options{Version: "bench", Home: home, Cwd: w.Dir}).Serve(ctx, inR, outW)
+		outW.Close()
+	}()
+	b.Cleanup(func() { cancel(); inW.Close() })
+	sc := bufio.NewScanner(outR)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	return &benchApp{b: b, in: inW, lines: sc}
+}

@@ -1,0 +1,171 @@
+package appserver
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+type turnSteerParams struct {
+	ThreadID       string          `json:"threadId"`
+	Input          json.RawMessage `json:"input"`
+	ExpectedTurnID string          `json:"expectedTurnId"`
+}
+
+// turnSteer adds input to the running turn: the model reads it before its
+// next call, and the turn's notifications show it as a userMessage item.
+func (c *conn) turnSteer(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p turnSteerParams
+	if err := decodeParams(raw, &p, "threadId", "input", "expectedTurnId"); err != nil {
+		return nil, err
+	}
+	_, prompt, _, err := decodeInput(p.Input)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, p.ThreadID)
+	if err != nil {
+		return nil, err
+	}
+	switch running := info.View.RunningTurn; {
+	case running == "":
+		return nil, invalidRequest("no active turn to steer")
+	case running != p.ExpectedTurnID:
+		return nil, invalidRequest("expected active turn id `%s` but found `%s`", p.ExpectedTurnID, running)
+	}
+	if err := c.s.backend.Steer(ctx, p.ThreadID, p.ExpectedTurnID, prompt); err != nil {
+		return nil, steerError(err)
+	}
+	return &result{value: map[string]any{"turnId": p.ExpectedTurnID}}, nil
+}
+
+// steerError maps a turn's refusal (it is finishing, or another turn runs
+// by now) to the client's error.
+func steerError(err error) error {
+	msg := innermost(err)
+	if strings.Contains(msg, "no active turn") || strings.Contains(msg, "expected active turn") ||
+		strings.Contains(msg, "steer refused") || strings.Contains(msg, "workflow execution already completed") {
+		if strings.Contains(msg, "already completed") {
+			msg = "no active turn to steer"
+		}
+		return invalidRequest("%s", msg)
+	}
+	return internalError("steering the turn: %v", err)
+}
+
+// steerRunning answers a turn/start sent while a turn runs, as the
+// reference does: its input goes into the running turn, and the response
+// names that turn.
+func (c *conn) steerRunning(threadID, prompt string) (*result, error) {
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	info, err := c.readThread(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
+	running := info.View.RunningTurn
+	if running == "" {
+		return nil, invalidRequest("no active turn to steer") // it ended meanwhile: the caller starts a turn
+	}
+	if err := c.s.backend.Steer(ctx, threadID, running, prompt); err != nil {
+		return nil, steerError(err)
+	}
+	turn := Turn{ID: running, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress}
+	return &result{value: map[string]any{"turn": turn}}, nil
+}
+
+type nameParams struct {
+	ThreadID string `json:"threadId"`
+	Name     string `json:"name"`
+}
+
+// threadNameSet names a thread; the name is kept by the thread workflow
+// and shown by thread/read and thread/list.
+func (c *conn) threadNameSet(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p nameParams
+	if err := decodeParams(raw, &p, "threadId", "name"); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	if _, err := c.readThread(ctx, p.ThreadID); err != nil {
+		return nil, err
+	}
+	if err := c.s.backend.SetName(ctx, p.ThreadID, p.Name); err != nil {
+		return nil, manageError(p.ThreadID, err)
+	}
+	name := strings.TrimSpace(p.Name)
+	return &result{value: map[string]any{}, then: func() {
+		c.notify(notification{Method: "thread/name/updated", Params: map[string]any{"threadId": p.ThreadID, "threadName": nilIfEmpty(name)}})
+	}}, nil
+}
+
+// manageError maps a thread's refusal of a request (archived, a turn
+// runs) to the client's error.
+func manageError(threadID string, err error) error {
+	switch {
+	case errors.Is(err, workflows.ErrThreadNotFound):
+		return threadNotFound(threadID)
+	case errors.Is(err, workflows.ErrThreadArchived):
+		return invalidRequest("thread %s is archived", threadID)
+	}
+	var se *SettingsError
+	if errors.As(err, &se) {
+		return invalidRequest("%s", se.Error())
+	}
+	msg := innermost(err)
+	for _, refusal := range []string{"is archived", "is running turn", "waiting to start", "is compacting", "the limit is", "is not archived"} {
+		if strings.Contains(msg, refusal) {
+			return invalidRequest("%s", msg)
+		}
+	}
+	return internalError("%v", err)
+}
+
+// threadArchive archives an idle thread: its workflow completes, so it
+// leaves thread/list (archived: false) and takes no turns until
+// thread/unarchive.
+func (c *conn) threadArchive(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadIDParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	if _, err := c.readThread(ctx, p.ThreadID); err != nil {
+		return nil, err
+	}
+	if err := c.s.backend.Archive(ctx, p.ThreadID); err != nil {
+		return nil, manageError(p.ThreadID, err)
+	}
+	return &result{value: map[string]any{}, then: func() {
+		c.notify(notification{Method: "thread/archived", Params: map[string]any{"threadId": p.ThreadID}})
+	}}, nil
+}
+
+// threadUnarchive brings an archived thread back: a new run of its
+// workflow starts from the state it was archived with (history, name,
+// settings, dynamic tools), under the same id.
+func (c *conn) threadUnarchive(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadIDParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.requestContext()
+	defer cancel()
+	if _, err := c.readThread(ctx, p.ThreadID); err != nil {
+		return nil, err
+	}
+	info, err := c.s.backend.Unarchive(ctx, p.ThreadID)
+	if err != nil {
+		return nil, manageError(p.ThreadID, err)
+	}
+	th := c.thread(info, c.statusOf(info), nil)
+	return &result{value: map[string]any{"thread": th}, then: func() {
+		c.notify(notification{Method: "thread/unarchived", Params: map[string]any{"threadId": p.ThreadID}})
+	}}, nil
+}
