@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
@@ -87,6 +88,9 @@ type TurnState struct {
 	CompactError string `json:"compact_error,omitempty"`
 	// External tools offered in this turn (see [turn.prepareTools]).
 	External []harness.ExternalTool `json:"external,omitempty"`
+	// MCPServers are the MCP servers whose tools this turn offers (the
+	// thread's and any joined for the turn), as listed.
+	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -61,7 +61,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.startupContext(ctx)
 	}
 	if in.State == nil {
-		t.prepareTools(ctx)
+		if err := t.prepareTools(ctx); err != nil {
+			return t.finish(ctx, StatusFailed, err.Error())
+		}
 	}
 	for {
 		if ctx.Err() != nil {
