@@ -375,8 +375,10 @@ func (p *Pool) CallTool(ctx context.Context, s Server, tool string, args json.Ra
 	defer cancel()
 	res, err := sess.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	switch {
+	case err == nil && res.IsError:
+		return finish(fmt.Sprintf("mcp server %q: tool %q reported an error:\n%s", s.Name, tool, Render(res)), true)
 	case err == nil:
-		return finish(Render(res), res.IsError)
+		return finish(Render(res), false)
 	case ctx.Err() != nil:
 		p.drop(r.key, sess)
 		return Result{}, ctx.Err()
@@ -387,6 +389,10 @@ func (p *Pool) CallTool(ctx context.Context, s Server, tool string, args json.Ra
 		return finish(fmt.Sprintf("mcp server %q: tool %q timed out after %s (tool_timeout_sec); the server will be restarted at the next call", s.Name, tool, r.CallTimeout()), true)
 	}
 	p.drop(r.key, sess)
+	if msg := err.Error(); strings.Contains(msg, "maximum line length") || strings.Contains(msg, "SSE event exceeded") {
+		return finish(fmt.Sprintf("mcp server %q: the result of tool %q is larger than %d MiB, the most this client reads; it was dropped, and the server will be restarted at the next call",
+			s.Name, tool, mcp.DefaultMaxLineLength>>20), true)
+	}
 	return finish(fmt.Sprintf("mcp server %q: tool %q failed: the connection to the server was lost (%v)%s; the server will be restarted at the next call", s.Name, tool, err, sess.stderrNote()), true)
 }
 
