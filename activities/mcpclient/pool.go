@@ -55,14 +55,14 @@ func (p *Pool) resolve(s Server) (resolved, error) {
 			v = p.Secrets.getenv(name)
 		}
 		if v == "" && !ok {
-			return r, fmt.Errorf("mcp server %q: env variable %s has no value on this worker (set it in [mcp_servers.%s.env] of the worker's config.toml, or in its environment)", s.Name, name, s.Name)
+			return r, fmt.Errorf("mcp server %q: env variable %s has no value on this host (set it in [mcp_servers.%s.env] of the worker's config.toml, or in its environment)", s.Name, name, s.Name)
 		}
 		r.env[name] = v
 	}
 	if s.BearerTokenEnvVar != "" {
 		r.token = p.Secrets.getenv(s.BearerTokenEnvVar)
 		if r.token == "" {
-			return r, fmt.Errorf("mcp server %q: bearer_token_env_var %s is not set on this worker", s.Name, s.BearerTokenEnvVar)
+			return r, fmt.Errorf("mcp server %q: bearer_token_env_var %s is not set on this host", s.Name, s.BearerTokenEnvVar)
 		}
 	}
 	b, _ := json.Marshal(struct {

@@ -175,6 +175,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	acts.DemoBaseURL = demo.URL()
 	acts.Home = cfg.Home()
 	acts.MemoryDir = filepath.Join(cfg.Home(), "memories")
+	acts.MCPEnv = mcpEnv(cfg)
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return exitf(2, "%v", err)
