@@ -135,3 +135,33 @@ func TestRequiredMCPServerFailsTheTurn(t *testing.T) {
 		t.Fatalf("second turn %s: %q", res.Status, res.Error)
 	}
 }
+
+// A server that dies during a call: the model reads an error naming it,
+// and its next call starts the server again.
+func TestMCPServerCrashMidTurnReconnects(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{toolCall("mcp__crashy__crash", map[string]any{})}},
+		{ToolCalls: []fakemodel.ToolCall{toolCall("mcp__crashy__echo", map[string]string{"message": "after the crash"})}},
+		{Text: "recovered"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "w"})
+	cfg := w.Config("")
+	cfg.MCPServers = []mcpclient.Server{{Name: "crashy", Command: mcptest.BuildServer(t)}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, res := w.RunTurn(ctx, cfg, "crash it")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "recovered" {
+		t.Fatalf("turn %s: %s (%q)", res.Status, res.Error, res.FinalMessage)
+	}
+	reqs := w.Model.Server.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	crashed, last := string(reqs[1].Body), string(reqs[2].Body)
+	if !strings.Contains(crashed, `mcp server \"crashy\": tool \"crash\" failed: the connection to the server was lost`) {
+		t.Errorf("the model did not read the crash:\n%.2000s", crashed)
+	}
+	if !strings.Contains(last, "echo: after the crash") {
+		t.Errorf("the call after the crash did not reach a new server:\n%.2000s", last)
+	}
+}

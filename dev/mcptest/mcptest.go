@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -189,4 +190,21 @@ func StartHTTP(tb testing.TB, o HTTPOptions) *HTTPServer {
 	tb.Cleanup(ts.Close)
 	h.URL = ts.URL
 	return h
+}
+
+// BuildServer builds cmd mcptest-server (the test server as its own
+// program) into a temporary directory and returns its path.
+func BuildServer(tb testing.TB) string {
+	tb.Helper()
+	root, err := repoRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin := filepath.Join(tb.TempDir(), "mcptest-server")
+	cmd := exec.Command("go", "build", "-o", bin, "./dev/mcptest/mcptest-server")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("building mcptest-server: %v\n%s", err, out)
+	}
+	return bin
 }
