@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
@@ -126,7 +127,30 @@ type MCPCallToolOutput struct {
 // MCPCallTool calls a tool once. A tool that reports an error, times out
 // (tool_timeout_sec), or whose server fails to start or dies during the
 // call is a normal result the model reads; the next call reconnects.
+//
+// It heartbeats while the call runs, so a lost worker is noticed within
+// the heartbeat timeout and a cancelled turn stops waiting for the call.
 func (a *Activities) MCPCallTool(ctx context.Context, in MCPCallToolInput) (MCPCallToolOutput, error) {
+	if activity.IsActivity(ctx) {
+		every := a.HeartbeatEvery
+		if every <= 0 {
+			every = time.Second
+		}
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					activity.RecordHeartbeat(ctx)
+				}
+			}
+		}()
+	}
 	res, err := a.MCP().CallTool(ctx, in.Server, in.Tool, in.Arguments, in.MaxOutput)
 	if err != nil {
 		return MCPCallToolOutput{}, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -106,9 +107,14 @@ func (t *turn) runMCP(ctx workflow.Context, c activities.DecodedCall, x harness.
 	it := t.newItem(ItemMCPToolCall)
 	it.Server, it.Tool, it.Arguments, it.Status = x.Server, x.Tool, c.Inv.Arguments, StatusInProgress
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
+	hb := t.in.Config.ExecHeartbeat
+	if hb <= 0 {
+		hb = 5 * time.Second
+	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           t.in.Config.HostQueue,
 		StartToCloseTimeout: activities.MCPCallTimeout(srv),
+		HeartbeatTimeout:    hb,
 		Summary:             oneLine("mcp: "+x.Server+" · "+x.Tool, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
