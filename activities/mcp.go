@@ -70,7 +70,7 @@ func (a *Activities) MCPListTools(ctx context.Context, in MCPListToolsInput) (MC
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i].tools, results[i].err = a.MCP().ListTools(ctx, s)
+			results[i].tools, results[i].err = a.MCP().ListTools(ctx, in.ThreadID, s)
 		}()
 	}
 	wg.Wait()
@@ -151,7 +151,7 @@ func (a *Activities) MCPCallTool(ctx context.Context, in MCPCallToolInput) (MCPC
 			}
 		}()
 	}
-	res, err := a.MCP().CallTool(ctx, in.Server, in.Tool, in.Arguments, in.MaxOutput)
+	res, err := a.MCP().CallTool(ctx, in.ThreadID, in.Server, in.Tool, in.Arguments, in.MaxOutput)
 	if err != nil {
 		return MCPCallToolOutput{}, err
 	}

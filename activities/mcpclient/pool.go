@@ -47,7 +47,7 @@ type resolved struct {
 
 // resolve looks up a server's secret values; a missing one is an error
 // naming the server and the variable (never a value).
-func (p *Pool) resolve(s Server) (resolved, error) {
+func (p *Pool) resolve(scope string, s Server) (resolved, error) {
 	r := resolved{Server: s, env: map[string]string{}}
 	for _, name := range s.Env {
 		v, ok := p.Secrets.Env[s.Name][name]
@@ -66,10 +66,11 @@ func (p *Pool) resolve(s Server) (resolved, error) {
 		}
 	}
 	b, _ := json.Marshal(struct {
+		Scope string
 		S     Server
 		Env   map[string]string
 		Token string
-	}{s, r.env, r.token})
+	}{scope, s, r.env, r.token})
 	sum := sha256.Sum256(b)
 	r.key = hex.EncodeToString(sum[:])
 	return r, nil
@@ -90,7 +91,8 @@ func (r resolved) redactor() *Redactor {
 }
 
 // Pool keeps live sessions with MCP servers in a bounded LRU cache, keyed
-// by the server's definition and secret values: evicting a session closes
+// by a scope (a thread: threads do not share a server's session or
+// process), the server's definition and secret values: evicting a session closes
 // it (a stdio server's process ends), and a session whose connection ended
 // or whose call failed in transit is dropped, so the next use reconnects.
 type Pool struct {
@@ -121,7 +123,7 @@ func (s *session) alive() bool {
 }
 
 // DefaultPoolSize is the number of sessions a worker keeps open.
-const DefaultPoolSize = 32
+const DefaultPoolSize = 64
 
 // NewPool returns a pool keeping at most size sessions.
 func NewPool(size int, sec Secrets) *Pool {
@@ -243,8 +245,8 @@ func (p *Pool) connect(ctx context.Context, r resolved) (*session, error) {
 
 // ProtocolVersion reports the protocol version of the live session with s
 // (connecting when needed).
-func (p *Pool) ProtocolVersion(ctx context.Context, s Server) (string, error) {
-	r, err := p.resolve(s)
+func (p *Pool) ProtocolVersion(ctx context.Context, scope string, s Server) (string, error) {
+	r, err := p.resolve(scope, s)
 	if err != nil {
 		return "", err
 	}
@@ -276,8 +278,8 @@ type Tool struct {
 // ListTools connects to s (within its startup timeout) and lists the tools
 // its filters let through, sorted by name. Errors name the server and are
 // redacted.
-func (p *Pool) ListTools(ctx context.Context, s Server) ([]Tool, error) {
-	r, err := p.resolve(s)
+func (p *Pool) ListTools(ctx context.Context, scope string, s Server) ([]Tool, error) {
+	r, err := p.resolve(scope, s)
 	if err != nil {
 		return nil, err
 	}
@@ -352,8 +354,8 @@ type Result struct {
 // server; the text is redacted and bounded by maxOutput bytes. A failed
 // connection is dropped, so the next call starts the server again. The
 // error is only ctx's, when the caller gave up.
-func (p *Pool) CallTool(ctx context.Context, s Server, tool string, args json.RawMessage, maxOutput int) (Result, error) {
-	r, err := p.resolve(s)
+func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string, args json.RawMessage, maxOutput int) (Result, error) {
+	r, err := p.resolve(scope, s)
 	if err != nil {
 		return Result{Text: err.Error(), IsError: true}, nil
 	}

@@ -32,7 +32,7 @@ func newPool(t *testing.T, size int, sec mcpclient.Secrets) *mcpclient.Pool {
 
 func call(t *testing.T, p *mcpclient.Pool, s mcpclient.Server, tool, args string) mcpclient.Result {
 	t.Helper()
-	res, err := p.CallTool(context.Background(), s, tool, json.RawMessage(args), 0)
+	res, err := p.CallTool(context.Background(), "th", s, tool, json.RawMessage(args), 0)
 	if err != nil {
 		t.Fatalf("CallTool %s: %v", tool, err)
 	}
@@ -50,7 +50,7 @@ func toolNames(tools []mcpclient.Tool) []string {
 func TestEverythingListsToolsWithSchemas(t *testing.T) {
 	p := newPool(t, 4, mcpclient.Secrets{})
 	srv := stdio("everything", mcptest.Everything(t))
-	tools, err := p.ListTools(context.Background(), srv)
+	tools, err := p.ListTools(context.Background(), "th", srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestEverythingFilters(t *testing.T) {
 	srv := stdio("everything", mcptest.Everything(t))
 	srv.EnabledTools = []string{"echo", "get-sum", "get-env"}
 	srv.DisabledTools = []string{"get-env"}
-	tools, err := p.ListTools(context.Background(), srv)
+	tools, err := p.ListTools(context.Background(), "th", srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestServerCrashMidCallThenReconnects(t *testing.T) {
 func TestHugeResultGivesAClearErrorAndTheServerKeepsWorking(t *testing.T) {
 	p := newPool(t, 4, mcpclient.Secrets{})
 	srv := stdio("big", mcptest.StdioServer(t))
-	res, err := p.CallTool(context.Background(), srv, "big", json.RawMessage(`{"bytes":52428800}`), 4096)
+	res, err := p.CallTool(context.Background(), "th", srv, "big", json.RawMessage(`{"bytes":52428800}`), 4096)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestBadServersNameTheServer(t *testing.T) {
 		{"exits at once", mcpclient.Server{Name: "quits", Command: "sh", Args: []string{"-c", "echo bye >&2; exit 1"}}, `mcp server "quits" failed to start`},
 	}
 	for _, c := range cases {
-		_, err := p.ListTools(context.Background(), c.srv)
+		_, err := p.ListTools(context.Background(), "th", c.srv)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: ListTools error %v, want %q", c.name, err, c.want)
 		}
@@ -218,7 +218,7 @@ func TestStartupTimeout(t *testing.T) {
 	p := newPool(t, 4, mcpclient.Secrets{})
 	srv := mcpclient.Server{Name: "silent", Command: "sleep", Args: []string{"30"}, StartupTimeout: 500 * time.Millisecond}
 	start := time.Now()
-	_, err := p.ListTools(context.Background(), srv)
+	_, err := p.ListTools(context.Background(), "th", srv)
 	if err == nil || !strings.Contains(err.Error(), `mcp server "silent" did not start within startup_timeout_sec (500ms)`) {
 		t.Errorf("ListTools: %v", err)
 	}
@@ -265,7 +265,7 @@ func TestHTTPBearerToken(t *testing.T) {
 	p := newPool(t, 4, mcpclient.Secrets{Getenv: func(k string) string { return env[k] }})
 
 	good := mcpclient.Server{Name: "api", URL: hs.URL, BearerTokenEnvVar: "GOOD_TOKEN", HTTPHeaders: map[string]string{"X-Team": "blue"}}
-	tools, err := p.ListTools(context.Background(), good)
+	tools, err := p.ListTools(context.Background(), "th", good)
 	if err != nil || len(tools) == 0 {
 		t.Fatalf("ListTools with the token: %v %v", tools, err)
 	}
@@ -278,17 +278,17 @@ func TestHTTPBearerToken(t *testing.T) {
 	}
 
 	bad := mcpclient.Server{Name: "api-bad", URL: hs.URL, BearerTokenEnvVar: "BAD_TOKEN"}
-	if _, err := p.ListTools(context.Background(), bad); err == nil || !strings.Contains(err.Error(), `mcp server "api-bad" failed to start`) {
+	if _, err := p.ListTools(context.Background(), "th", bad); err == nil || !strings.Contains(err.Error(), `mcp server "api-bad" failed to start`) {
 		t.Errorf("wrong token: %v", err)
 	} else if strings.Contains(err.Error(), "wrong-token-value") {
 		t.Errorf("the error shows the token: %v", err)
 	}
 	none := mcpclient.Server{Name: "api-none", URL: hs.URL}
-	if _, err := p.ListTools(context.Background(), none); err == nil || !strings.Contains(err.Error(), `mcp server "api-none"`) {
+	if _, err := p.ListTools(context.Background(), "th", none); err == nil || !strings.Contains(err.Error(), `mcp server "api-none"`) {
 		t.Errorf("no token: %v", err)
 	}
 	unset := mcpclient.Server{Name: "api-unset", URL: hs.URL, BearerTokenEnvVar: "UNSET_TOKEN"}
-	if _, err := p.ListTools(context.Background(), unset); err == nil || !strings.Contains(err.Error(), `mcp server "api-unset": bearer_token_env_var UNSET_TOKEN is not set`) {
+	if _, err := p.ListTools(context.Background(), "th", unset); err == nil || !strings.Contains(err.Error(), `mcp server "api-unset": bearer_token_env_var UNSET_TOKEN is not set`) {
 		t.Errorf("unset token variable: %v", err)
 	}
 }
@@ -315,7 +315,7 @@ func TestHTTPProtocolVersions(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := newPool(t, 4, mcpclient.Secrets{})
 			srv := mcpclient.Server{Name: "v", URL: c.url, ProtocolVersion: c.mode}
-			got, err := p.ProtocolVersion(context.Background(), srv)
+			got, err := p.ProtocolVersion(context.Background(), "th", srv)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Errorf("got %q, %v; want error %q", got, err, c.wantErr)
@@ -327,7 +327,7 @@ func TestHTTPProtocolVersions(t *testing.T) {
 			}
 			if c.mode == "legacy" {
 				fresh := mcptest.StartHTTP(t, mcptest.HTTPOptions{Stateless: true})
-				if _, err := newPool(t, 1, mcpclient.Secrets{}).ProtocolVersion(context.Background(), mcpclient.Server{Name: "v", URL: fresh.URL, ProtocolVersion: "legacy"}); err != nil {
+				if _, err := newPool(t, 1, mcpclient.Secrets{}).ProtocolVersion(context.Background(), "th", mcpclient.Server{Name: "v", URL: fresh.URL, ProtocolVersion: "legacy"}); err != nil {
 					t.Fatal(err)
 				}
 				for _, v := range fresh.Versions() {
@@ -340,5 +340,27 @@ func TestHTTPProtocolVersions(t *testing.T) {
 				t.Errorf("echo: %+v", res)
 			}
 		})
+	}
+}
+
+func TestThreadsDoNotShareSessions(t *testing.T) {
+	p := newPool(t, 4, mcpclient.Secrets{})
+	srv := stdio("s", mcptest.StdioServer(t))
+	pid := func(scope string) string {
+		res, err := p.CallTool(context.Background(), scope, srv, "pid", json.RawMessage(`{}`), 0)
+		if err != nil || res.IsError {
+			t.Fatalf("pid: %+v %v", res, err)
+		}
+		return res.Text
+	}
+	a1, b1, a2 := pid("thread-a"), pid("thread-b"), pid("thread-a")
+	if a1 == b1 {
+		t.Errorf("two threads share the server process %s", a1)
+	}
+	if a1 != a2 {
+		t.Errorf("a thread's second call started a new process (%s, then %s)", a1, a2)
+	}
+	if p.Len() != 2 {
+		t.Errorf("sessions = %d, want 2", p.Len())
 	}
 }

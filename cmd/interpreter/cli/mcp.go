@@ -216,7 +216,7 @@ func probeMCP(ctx context.Context, servers []config.MCPServer, env map[string]ma
 				out[i].Status = "disabled"
 				return
 			}
-			tools, err := pool.ListTools(ctx, s.Server)
+			tools, err := pool.ListTools(ctx, "cli", s.Server)
 			if err != nil {
 				out[i].Status, out[i].Error = "failed", err.Error()
 				return
