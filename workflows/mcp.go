@@ -32,8 +32,9 @@ func (t *turn) extraServers() []mcpclient.Server {
 // names MCP tools must not take.
 func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([]harness.ExternalTool, error) {
 	servers, dups := mcpclient.Merge(t.in.Config.MCPServers, t.extraServers())
-	if len(servers) == 0 {
-		return nil, nil
+	h, err := harness.Lookup(t.in.Config.Harness)
+	if len(servers) == 0 || err != nil || h.Info().TextLoop {
+		return nil, nil // a text-loop harness offers the model no tools
 	}
 	if workflow.GetVersion(ctx, mcpVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil, nil
@@ -43,10 +44,8 @@ func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([
 	}
 	t.st.MCPServers = servers
 	var taken []string
-	if h, err := harness.Lookup(t.in.Config.Harness); err == nil {
-		for _, s := range h.Tools() {
-			taken = append(taken, s.Name)
-		}
+	for _, s := range h.Tools() {
+		taken = append(taken, s.Name)
 	}
 	for _, x := range offered {
 		taken = append(taken, x.Name)
