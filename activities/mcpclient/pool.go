@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -92,16 +92,18 @@ func (r resolved) redactor() *Redactor {
 
 // Pool keeps live sessions with MCP servers in a bounded LRU cache, keyed
 // by a scope (a thread: threads do not share a server's session or
-// process), the server's definition and secret values: evicting a session closes
-// it (a stdio server's process ends), and a session whose connection ended
-// or whose call failed in transit is dropped, so the next use reconnects.
+// process), the server's definition and secret values: evicting a session
+// (the cache is full, or it was idle for [IdleTimeout]) closes it once no
+// call uses it (a stdio server's process ends), and a session whose
+// connection ended or whose call failed in transit is dropped, so the next
+// use reconnects.
 type Pool struct {
 	Secrets Secrets
 	// Version is sent as the client's version.
 	Version string
 
 	client *mcp.Client
-	cache  *lru.Cache[string, *session]
+	cache  *expirable.LRU[string, *session]
 	mu     sync.Mutex
 	locks  map[string]*sync.Mutex
 }
@@ -111,6 +113,44 @@ type session struct {
 	done   chan struct{}
 	stderr *tail
 	name   string
+	key    string
+
+	mu      sync.Mutex
+	users   int
+	retired bool
+	once    sync.Once
+}
+
+// acquire marks the session in use; release ends that use.
+func (s *session) acquire() {
+	s.mu.Lock()
+	s.users++
+	s.mu.Unlock()
+}
+
+func (s *session) release() {
+	s.mu.Lock()
+	s.users--
+	closeNow := s.retired && s.users == 0
+	s.mu.Unlock()
+	if closeNow {
+		go s.close()
+	}
+}
+
+// retire closes the session once no call uses it.
+func (s *session) retire() {
+	s.mu.Lock()
+	s.retired = true
+	closeNow := s.users == 0
+	s.mu.Unlock()
+	if closeNow {
+		go s.close()
+	}
+}
+
+func (s *session) close() {
+	s.once.Do(func() { _ = s.cs.Close() })
 }
 
 func (s *session) alive() bool {
@@ -125,29 +165,44 @@ func (s *session) alive() bool {
 // DefaultPoolSize is the number of sessions a worker keeps open.
 const DefaultPoolSize = 64
 
+// IdleTimeout closes a session nobody used for this long (a thread that
+// went quiet does not keep its servers running).
+const IdleTimeout = 30 * time.Minute
+
 // NewPool returns a pool keeping at most size sessions.
 func NewPool(size int, sec Secrets) *Pool {
 	if size <= 0 {
 		size = DefaultPoolSize
 	}
-	c, _ := lru.NewWithEvict(size, func(_ string, s *session) { go s.cs.Close() })
+	c := expirable.NewLRU(size, func(_ string, s *session) { s.retire() }, IdleTimeout)
 	client := mcp.NewClient(&mcp.Implementation{Name: "interpreter", Version: "dev"},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	return &Pool{Secrets: sec, client: client, cache: c, locks: map[string]*sync.Mutex{}}
 }
 
-// Close closes every session.
+// Close closes every session (calls still running fail).
 func (p *Pool) Close() {
-	for _, k := range p.cache.Keys() {
-		if s, ok := p.cache.Peek(k); ok {
-			p.cache.Remove(k)
-			_ = s.cs.Close()
-		}
+	for _, s := range p.cache.Values() {
+		p.cache.Remove(s.key)
+		s.close()
 	}
 }
 
 // Len is the number of sessions held.
 func (p *Pool) Len() int { return p.cache.Len() }
+
+// Busy is the number of held sessions a call or listing is using.
+func (p *Pool) Busy() int {
+	n := 0
+	for _, s := range p.cache.Values() {
+		s.mu.Lock()
+		if s.users > 0 {
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
+}
 
 func (p *Pool) lock(key string) *sync.Mutex {
 	p.mu.Lock()
@@ -160,18 +215,19 @@ func (p *Pool) lock(key string) *sync.Mutex {
 	return l
 }
 
-// session returns the live session for r, connecting within the server's
-// startup timeout when there is none.
+// session returns the live session for r, in use (release it), connecting
+// within the server's startup timeout when there is none.
 func (p *Pool) session(ctx context.Context, r resolved) (_ *session, fresh bool, _ error) {
 	l := p.lock(r.key)
 	l.Lock()
 	defer l.Unlock()
-	if s, ok := p.cache.Get(r.key); ok {
-		if s.alive() {
-			return s, false, nil
-		}
-		p.drop(r.key, s)
+	if s, ok := p.cache.Get(r.key); ok && s.alive() {
+		s.acquire()
+		p.cache.Add(r.key, s) // renews its idle timeout
+		return s, false, nil
 	}
+	p.cache.Remove(r.key) // a dead or idle-expired one
+
 	cctx, cancel := context.WithTimeout(ctx, r.Startup())
 	defer cancel()
 	s, err := p.connect(cctx, r)
@@ -181,17 +237,19 @@ func (p *Pool) session(ctx context.Context, r resolved) (_ *session, fresh bool,
 		}
 		return nil, false, fmt.Errorf("mcp server %q failed to start: %v%s", r.Name, err, s.stderrNote())
 	}
+	s.key = r.key
+	s.acquire()
 	p.cache.Add(r.key, s)
 	return s, true, nil
 }
 
-// drop removes s (if it is still the cached session) and closes it.
+// drop removes s (if it is still the cached session) and retires it.
 func (p *Pool) drop(key string, s *session) {
 	if cur, ok := p.cache.Peek(key); ok && cur == s {
-		p.cache.Remove(key) // closes it through the eviction callback
+		p.cache.Remove(key) // retires it through the eviction callback
 		return
 	}
-	go s.cs.Close()
+	s.retire()
 }
 
 // connect opens a session. On failure the returned session is not nil
@@ -254,6 +312,7 @@ func (p *Pool) ProtocolVersion(ctx context.Context, scope string, s Server) (str
 	if err != nil {
 		return "", errors.New(r.redactor().Redact(err.Error()))
 	}
+	defer sess.release()
 	return sess.cs.InitializeResult().ProtocolVersion, nil
 }
 
@@ -290,6 +349,7 @@ func (p *Pool) ListTools(ctx context.Context, scope string, s Server) ([]Tool, e
 			return nil, errors.New(red.Redact(err.Error()))
 		}
 		tools, err := listTools(ctx, r, sess)
+		sess.release()
 		if err == nil {
 			return tools, nil
 		}
@@ -370,6 +430,7 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 		}
 		return finish(err.Error(), true)
 	}
+	defer sess.release()
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}

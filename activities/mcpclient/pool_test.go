@@ -364,3 +364,36 @@ func TestThreadsDoNotShareSessions(t *testing.T) {
 		t.Errorf("sessions = %d, want 2", p.Len())
 	}
 }
+
+// A call running on a session that is evicted meanwhile still finishes.
+func TestEvictionLetsRunningCallsFinish(t *testing.T) {
+	p := newPool(t, 1, mcpclient.Secrets{})
+	srv := stdio("s", mcptest.StdioServer(t))
+	started := make(chan struct{})
+	result := make(chan mcpclient.Result, 1)
+	go func() {
+		// Start the session first so the call below is in flight when b evicts it.
+		res, _ := p.CallTool(context.Background(), "a", srv, "echo", json.RawMessage(`{"message":"warm"}`), 0)
+		if res.IsError {
+			result <- res
+			return
+		}
+		close(started)
+		res, _ = p.CallTool(context.Background(), "a", srv, "sleep", json.RawMessage(`{"ms":1500}`), 0)
+		result <- res
+	}()
+	<-started
+	deadline := time.Now().Add(10 * time.Second)
+	for p.Busy() != 1 { // the sleep call holds the session
+		if time.Now().After(deadline) {
+			t.Fatal("the sleep call never took the session")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if res := call(t, p, srv, "echo", `{"message":"b"}`); res.IsError { // scope "th" evicts scope "a"
+		t.Fatal(res.Text)
+	}
+	if res := <-result; res.IsError || res.Text != "slept" {
+		t.Errorf("the call of the evicted session: %+v", res)
+	}
+}
