@@ -70,7 +70,14 @@ func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([
 		if errors.As(err, &app) && app.Type() == activities.ErrMCPRequired {
 			return nil, errors.New(app.Message())
 		}
-		return nil, fmt.Errorf("listing the tools of the MCP servers (%s) failed: %s", strings.Join(names, ", "), rootMessage(err))
+		msg := fmt.Sprintf("listing the tools of the MCP servers (%s) failed: %s", strings.Join(names, ", "), rootMessage(err))
+		for _, s := range servers {
+			if s.Required {
+				return nil, errors.New(msg)
+			}
+		}
+		t.warn(msg + "; the turn goes on without their tools")
+		return nil, nil
 	}
 	for _, w := range out.Warnings {
 		t.warn(w)

@@ -115,3 +115,31 @@ func TestRequiredMCPServerFailsTurn(t *testing.T) {
 	require.Equal(t, `required mcp server "docs" failed to start: exec: not found`, res.Error)
 	require.Empty(t, m.calls())
 }
+
+// When the listing itself fails (after its retries) and no server is
+// required, the turn warns and goes on without MCP tools.
+func TestMCPListingFailureWithOptionalServersWarns(t *testing.T) {
+	env := newEnv(t)
+	cfg := testConfig()
+	cfg.MCPServers = []mcpclient.Server{{Name: "docs", Command: "docs-server"}}
+	env.OnActivity(a.MCPListTools, mock.Anything, mock.Anything).Return(activities.MCPListToolsOutput{},
+		temporal.NewApplicationError("host unreachable", "test"))
+	m := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "fine"), nil }}
+	mockModel(env, m)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
+	var res TurnResult
+	require.NoError(t, env.GetWorkflowResult(&res))
+	require.Equal(t, StatusCompleted, res.Status, res.Error)
+	require.Empty(t, m.calls()[0].External)
+	v, err := env.QueryWorkflow(QueryEvents, EventsRequest{})
+	require.NoError(t, err)
+	var page EventsPage
+	require.NoError(t, v.Get(&page))
+	warned := false
+	for _, e := range page.Events {
+		if e.Item != nil && e.Item.Type == ItemError && strings.Contains(e.Item.Message, "listing the tools of the MCP servers (docs) failed: host unreachable") {
+			warned = true
+		}
+	}
+	require.True(t, warned)
+}
