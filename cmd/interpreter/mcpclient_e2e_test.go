@@ -42,6 +42,10 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 	run(0, "mcp", "add", "broken", "--", "/nonexistent/mcp-server")
 	run(0, "mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--bearer-token-env-var", "NO_SUCH_TOKEN_VAR_E2E")
 	text, _ := os.ReadFile(cfgPath)
+	text = append(text, "\n[mcp_servers.off]\ncommand = \"/nonexistent/off\"\nenabled = false\n"...)
+	if err := os.WriteFile(cfgPath, text, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(string(text), "# kept as written\nmax_steps = 50\n") || !strings.Contains(string(text), "[mcp_servers.everything]") {
 		t.Fatalf("config.toml:\n%s", text)
 	}
@@ -54,7 +58,7 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 		Tools  []string `json:"tools"`
 		Env    []string `json:"env"`
 	}
-	if err := json.Unmarshal([]byte(list.stdout.String()), &servers); err != nil || len(servers) != 3 {
+	if err := json.Unmarshal([]byte(list.stdout.String()), &servers); err != nil || len(servers) != 4 {
 		t.Fatalf("mcp list --json: %v\n%s", err, list.stdout)
 	}
 	for _, s := range servers {
@@ -66,6 +70,10 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 		case "broken":
 			if s.Status != "failed" || !strings.Contains(s.Error, `mcp server "broken" failed to start`) {
 				t.Errorf("broken: %+v", s)
+			}
+		case "off":
+			if s.Status != "disabled" || s.Error != "" {
+				t.Errorf("off: %+v", s)
 			}
 		case "api":
 			if s.Status != "failed" || !strings.Contains(s.Error, `mcp server "api": bearer_token_env_var NO_SUCH_TOKEN_VAR_E2E is not set`) {
