@@ -423,6 +423,13 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 	finish := func(text string, isErr bool) (Result, error) {
 		return Result{Text: Truncate(red.Redact(text), maxOutput, s.Name, tool), IsError: isErr}, nil
 	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return finish(fmt.Sprintf("mcp server %q: tool %q was not called: its arguments must be a JSON object (%v)", s.Name, tool, err), true)
+	}
 	sess, _, err := p.session(ctx, r)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -431,9 +438,6 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 		return finish(err.Error(), true)
 	}
 	defer sess.release()
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
 	cctx, cancel := context.WithTimeout(ctx, r.CallTimeout())
 	defer cancel()
 	res, err := sess.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})

@@ -100,6 +100,11 @@ func TestEverythingCallsAndErrors(t *testing.T) {
 	if res := call(t, p, srv, "no-such-tool", `{}`); !res.IsError || !strings.Contains(res.Text, `mcp server "everything"`) {
 		t.Errorf("unknown tool: %+v", res)
 	}
+	for _, bad := range []string{`{"message":`, `["a"]`, `"text"`} {
+		if res := call(t, p, srv, "echo", bad); !res.IsError || !strings.Contains(res.Text, `mcp server "everything": tool "echo" was not called: its arguments must be a JSON object`) {
+			t.Errorf("arguments %s: %+v", bad, res)
+		}
+	}
 	if p.Len() != 1 {
 		t.Errorf("sessions = %d, want 1 (reused)", p.Len())
 	}
