@@ -430,17 +430,30 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 	if err := json.Unmarshal(args, &obj); err != nil {
 		return finish(fmt.Sprintf("mcp server %q: tool %q was not called: its arguments must be a JSON object (%v)", s.Name, tool, err), true)
 	}
-	sess, _, err := p.session(ctx, r)
-	if err != nil {
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
-		return finish(err.Error(), true)
-	}
-	defer sess.release()
+	var sess *session
+	var res *mcp.CallToolResult
 	cctx, cancel := context.WithTimeout(ctx, r.CallTimeout())
 	defer cancel()
-	res, err := sess.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	for attempt := 0; ; attempt++ {
+		var fresh bool
+		sess, fresh, err = p.session(ctx, r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			return finish(err.Error(), true)
+		}
+		res, err = sess.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		sess.release()
+		if attempt == 0 && !fresh && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
+			// The HTTP server forgot the session (it restarted, say): the
+			// call was refused, not run, so it is safe to make it again
+			// on a new session.
+			p.drop(r.key, sess)
+			continue
+		}
+		break
+	}
 	switch {
 	case err == nil && res.IsError:
 		return finish(fmt.Sprintf("mcp server %q: tool %q reported an error:\n%s", s.Name, tool, Render(res)), true)

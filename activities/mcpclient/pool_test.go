@@ -402,3 +402,18 @@ func TestEvictionLetsRunningCallsFinish(t *testing.T) {
 		t.Errorf("the call of the evicted session: %+v", res)
 	}
 }
+
+// An HTTP server that restarted has forgotten the session: the call is
+// refused there, so it is made again on a new session.
+func TestHTTPServerRestartReconnects(t *testing.T) {
+	hs := mcptest.StartHTTP(t, mcptest.HTTPOptions{})
+	p := newPool(t, 4, mcpclient.Secrets{})
+	srv := mcpclient.Server{Name: "api", URL: hs.URL}
+	if res := call(t, p, srv, "echo", `{"message":"one"}`); res.Text != "echo: one" {
+		t.Fatalf("echo: %+v", res)
+	}
+	hs.Restart()
+	if res := call(t, p, srv, "echo", `{"message":"two"}`); res.IsError || res.Text != "echo: two" {
+		t.Errorf("echo after the restart: %+v", res)
+	}
+}

@@ -145,6 +145,9 @@ func NewServer(opts *mcp.ServerOptions) *mcp.Server {
 type HTTPServer struct {
 	URL string
 	mu  sync.Mutex
+	// handler serves requests; Restart replaces it (its sessions are lost).
+	handler    http.Handler
+	newHandler func() http.Handler
 	// versions are the Mcp-Protocol-Version headers seen, in order.
 	versions []string
 }
@@ -172,9 +175,11 @@ type HTTPOptions struct {
 func StartHTTP(tb testing.TB, o HTTPOptions) *HTTPServer {
 	tb.Helper()
 	srv := NewServer(&mcp.ServerOptions{SupportedProtocolVersions: o.ProtocolVersions})
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: o.Stateless})
-	h := &HTTPServer{}
+	newHandler := func() http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: o.Stateless})
+	}
+	h := &HTTPServer{handler: newHandler(), newHandler: newHandler}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
 			h.mu.Lock()
@@ -185,6 +190,9 @@ func StartHTTP(tb testing.TB, o HTTPOptions) *HTTPServer {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
+		h.mu.Lock()
+		handler := h.handler
+		h.mu.Unlock()
 		handler.ServeHTTP(w, r)
 	}))
 	tb.Cleanup(ts.Close)
@@ -207,4 +215,11 @@ func BuildServer(tb testing.TB) string {
 		tb.Fatalf("building mcptest-server: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// Restart forgets every session, as a server that restarted does.
+func (h *HTTPServer) Restart() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.handler = h.newHandler()
 }
