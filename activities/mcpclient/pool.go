@@ -432,8 +432,7 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 	}
 	var sess *session
 	var res *mcp.CallToolResult
-	cctx, cancel := context.WithTimeout(ctx, r.CallTimeout())
-	defer cancel()
+	var cctx context.Context
 	for attempt := 0; ; attempt++ {
 		var fresh bool
 		sess, fresh, err = p.session(ctx, r)
@@ -443,6 +442,10 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 			}
 			return finish(err.Error(), true)
 		}
+		// The tool timeout bounds the call, not the server's start.
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, r.CallTimeout())
+		defer cancel()
 		res, err = sess.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		sess.release()
 		if attempt == 0 && !fresh && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
