@@ -46,7 +46,12 @@ type Activities struct {
 	// the user's home directory.
 	SkillsUserHome string
 
+	// MCPEnv holds the values of MCP servers' env variables on this worker
+	// (server name, then variable): threads carry only the names.
+	MCPEnv map[string]map[string]string
+
 	clients *lru.Cache[string, any]
+	mcp     mcpPool
 }
 
 // New builds an Activities with a store rooted at storeDir.

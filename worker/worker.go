@@ -38,6 +38,7 @@ type Options struct {
 type Workers struct {
 	shared worker.Worker // nil for a tools-only worker
 	host   worker.Worker
+	acts   *activities.Activities
 }
 
 // Start registers everything and starts polling both queues.
@@ -57,10 +58,12 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.FileTool)
 	host.RegisterActivity(o.Activities.DiscoverSkills)
 	host.RegisterActivity(o.Activities.NotifyApproval)
+	host.RegisterActivity(o.Activities.MCPListTools)
+	host.RegisterActivity(o.Activities.MCPCallTool)
 	if err := host.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)
 	}
-	w := &Workers{host: host}
+	w := &Workers{host: host, acts: o.Activities}
 	if o.ToolsOnly {
 		return w, nil
 	}
@@ -87,4 +90,5 @@ func (w *Workers) Stop() {
 	if w.shared != nil {
 		w.shared.Stop()
 	}
+	w.acts.CloseMCP() // stdio MCP servers' processes end with the worker
 }

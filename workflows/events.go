@@ -101,6 +101,7 @@ func eventSize(e Event) int {
 	n := 300 + jsonLen(e.Error)
 	if it := e.Item; it != nil {
 		n += jsonLen(it.Text) + jsonLen(it.AggregatedOutput) + jsonLen(it.Command) + jsonLen(it.Cwd) + jsonLen(it.Message)
+		n += jsonLen(it.Server) + jsonLen(it.Tool) + jsonLen(it.Arguments) + jsonLen(it.Result)
 		for _, c := range it.Changes {
 			n += 40 + jsonLen(c.Path)
 		}

@@ -12,12 +12,18 @@ import (
 // prepareTools gathers the external tools a turn offers besides the
 // harness's own: the thread's dynamic tools and the tools of its MCP
 // servers. It runs once per turn, so a change of configuration (a skill
-// disabled, a server added) shows in the next turn.
-func (t *turn) prepareTools(ctx workflow.Context) {
+// disabled, a server added) shows in the next turn. A required MCP server
+// that fails to start fails the turn.
+func (t *turn) prepareTools(ctx workflow.Context) error {
 	var tools []harness.ExternalTool
 	tools = append(tools, t.in.Config.DynamicTools...)
-	tools = append(tools, t.mcpTools(ctx)...)
+	mcp, err := t.mcpTools(ctx, tools)
+	if err != nil {
+		return err
+	}
+	tools = append(tools, mcp...)
 	t.st.External = tools
+	return nil
 }
 
 // externalTool finds the offered tool a call names.

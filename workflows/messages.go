@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
@@ -86,6 +87,9 @@ const (
 	// ItemContextCompaction reports that the conversation was compacted
 	// (Text is the summary) or that compacting it failed (Message).
 	ItemContextCompaction = "context_compaction"
+	// ItemMCPToolCall is a call of an MCP server's tool (Server, Tool,
+	// Arguments; Result, or Message when it failed).
+	ItemMCPToolCall = "mcp_tool_call"
 )
 
 // Item and turn statuses.
@@ -121,6 +125,9 @@ type ThreadConfig struct {
 	// DynamicTools are tools a front end declared for the thread
 	// (app-server dynamicTools); the front end runs them.
 	DynamicTools []harness.ExternalTool `json:"dynamic_tools,omitempty"`
+	// MCPServers are the external MCP servers whose tools the thread
+	// offers ([mcp_servers]); secret values stay on the workers.
+	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
 	// WritableRoots are extra directories workspace-write commands may
 	// write under ([sandbox_workspace_write] writable_roots), besides Cwd
 	// and the temp dirs.
@@ -220,6 +227,12 @@ type Item struct {
 	Message          string       `json:"message,omitempty"`
 	// Dynamic is set on dynamic_tool_call items (see dynamic.go).
 	Dynamic *DynamicCall `json:"dynamic,omitempty"`
+	// MCP tool calls: the server, its tool, the raw JSON arguments and
+	// the result text.
+	Server    string `json:"server,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+	Result    string `json:"result,omitempty"`
 }
 
 // FileChange is one file of a file_change item.

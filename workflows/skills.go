@@ -51,13 +51,6 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 	return nil
 }
 
-// warn shows a problem that does not stop the turn as an error item.
-func (t *turn) warn(msg string) {
-	it := t.newItem(ItemError)
-	it.Message = msg
-	t.log.add(Event{Type: EventItemCompleted, Item: it})
-}
-
 // envSkills is the skills listing the harness renders in the system
 // prompt.
 func (t *turn) envSkills() []harness.Skill {

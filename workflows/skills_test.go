@@ -46,6 +46,12 @@ func TestTurnOffersSkills(t *testing.T) {
 		}
 		return answer(n, "done"), nil
 	}}
+	var listed activities.MCPListToolsInput
+	env.OnActivity(a.MCPListTools, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.MCPListToolsInput) (activities.MCPListToolsOutput, error) {
+			listed = in
+			return activities.MCPListToolsOutput{}, nil
+		})
 	mockModel(env, model)
 	mockExec(env, &fakeExec{})
 	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
@@ -53,6 +59,10 @@ func TestTurnOffersSkills(t *testing.T) {
 	res := turnResult(t, env)
 	require.Equal(t, StatusCompleted, res.Status)
 	require.Equal(t, activities.SkillsInput{ThreadID: testThreadID, Cwd: "/work"}, got)
+	// The skill's server joins the turn's MCP servers, by variable name.
+	require.Len(t, listed.Servers, 1)
+	require.Equal(t, "cloud", listed.Servers[0].Name)
+	require.Equal(t, "CLOUD_TOKEN", listed.Servers[0].BearerTokenEnvVar)
 	require.Equal(t, "host", queue, "skills are read on the workspace host")
 	want := []harness.Skill{
 		{Name: "deploy", Description: "Deploy the app.", Path: "/work/.agents/skills/deploy/SKILL.md"},

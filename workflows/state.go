@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/activities/skills"
+	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
@@ -102,6 +103,9 @@ type TurnState struct {
 	// Steers is input steered into the turn ([UpdateSteer]) that the model
 	// has not read yet.
 	Steers []string `json:"steers,omitempty"`
+	// MCPServers are the MCP servers whose tools this turn offers (the
+	// thread's and any joined for the turn), as listed.
+	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

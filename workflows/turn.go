@@ -78,7 +78,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		if err := t.prepareSkills(ctx); err != nil {
 			return t.finish(ctx, StatusFailed, "preparing the turn: "+err.Error())
 		}
-		t.prepareTools(ctx)
+		if err := t.prepareTools(ctx); err != nil {
+			return t.finish(ctx, StatusFailed, err.Error())
+		}
 	}
 	for {
 		if ctx.Err() != nil {

@@ -68,6 +68,8 @@ type WorkerOptions struct {
 	Name       string
 	ToolsOnly  bool
 	CommandEnv map[string]string
+	// MCPEnv holds MCP servers' env values (server, then variable).
+	MCPEnv map[string]map[string]string
 	// Client the worker polls with (nil: the world's); Tracing, when set,
 	// must be the one whose interceptors that client carries.
 	Client  client.Client
@@ -85,6 +87,7 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 		w.TB.Fatal(err)
 	}
 	acts.CommandEnv = o.CommandEnv
+	acts.MCPEnv = o.MCPEnv
 	acts.MemoryDir = filepath.Join(w.Dir, "memories")
 	acts.SkillSettings = o.SkillSettings
 	acts.SkillsUserHome = filepath.Join(w.Dir, "user-home")

@@ -185,6 +185,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		}
 		return c.SkillSettings(), nil
 	}
+	acts.MCPEnv = mcpEnv(cfg)
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return exitf(2, "%v", err)

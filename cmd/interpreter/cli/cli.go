@@ -54,6 +54,7 @@ type root struct {
 	Threads ThreadsCmd `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
 	Memory  MemoryCmd  `cmd:"" help:"Memory across threads ([memories] enabled = true)."`
 	Skills  SkillsCmd  `cmd:"" help:"List the skills a turn gets here (see README: Skills)."`
+	Mcp     McpCmd     `cmd:"" help:"Manage external MCP servers ([mcp_servers]): add, list, get, remove."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 
 	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`

@@ -328,6 +328,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
 		ContextWindow: cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
 		CompactPrompt: compactPrompt, Memories: mem.Enabled, MemoryIdle: mem.IdleAfter,
+		MCPServers: mcpServers(cfg),
 	}
 	env := cfg.ShellEnvironment
 	if env.IgnoreDefaultExcludes || len(env.Exclude)+len(env.IncludeOnly)+len(env.Allow) > 0 {

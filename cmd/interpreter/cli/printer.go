@@ -80,6 +80,8 @@ func jsonItem(it *workflows.Item) map[string]any {
 		m["items"] = items
 	case workflows.ItemError:
 		m["message"] = it.Message
+	case workflows.ItemMCPToolCall:
+		mcpJSONItem(m, it)
 	}
 	return m
 }
@@ -141,6 +143,8 @@ func (p *printer) humanEvent(e workflows.Event) {
 		}
 	case it.Type == workflows.ItemError:
 		fmt.Fprintf(w, "\nerror: %s\n", it.Message)
+	case it.Type == workflows.ItemMCPToolCall:
+		mcpHumanItem(w, e.Type, it)
 	}
 }
 

@@ -276,6 +276,8 @@ func itemLine(it workflows.Item) string {
 			return "context compaction failed: " + clip(it.Message, 200)
 		}
 		return "context compacted: " + clip(it.Text, 160)
+	case workflows.ItemMCPToolCall:
+		return fmt.Sprintf("mcp %s.%s %s  [%s]", it.Server, it.Tool, clip(it.Arguments, 80), it.Status)
 	}
 	return it.Type
 }

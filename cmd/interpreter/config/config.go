@@ -98,7 +98,8 @@ type Config struct {
 	ShellEnvironment ShellEnvironment `toml:"shell_environment_policy"`
 	Approvals        Approvals        `toml:"approvals"`
 
-	// Sections kept as raw TOML trees; their contents are not checked.
+	// Sections kept as raw TOML trees; their contents are not checked,
+	// except mcp_servers, typed by MCPServerList.
 	MCPServers map[string]map[string]any `toml:"mcp_servers"`
 	Otel       map[string]any            `toml:"otel"`
 	Memories   map[string]any            `toml:"memories"`
@@ -109,6 +110,7 @@ type Config struct {
 	home    string
 	unknown []string
 	opts    Options
+	mcp     []MCPServer
 }
 
 // WorkspaceWrite holds [sandbox_workspace_write], as in Codex.

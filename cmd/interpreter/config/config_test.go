@@ -285,7 +285,8 @@ func TestUnknownKeys(t *testing.T) {
 		{name: "extra", opts: Options{Extra: map[string]any{"max_stepz": 1.0}}, wantErr: `unknown config key "max_stepz"`},
 		{name: "selected profile", file: "profile = \"p\"\n[profiles.p]\nmodle = \"x\"", wantErr: `unknown config key "modle"`},
 		{name: "several", file: "b = 1\na = 2", wantErr: `unknown config keys "a", "b"`},
-		{name: "raw sections unchecked", file: "[mcp_servers.s]\nanything = 1\n[otel]\nwhatever = { x = 1 }\n[profiles.unused]\nbogus = 1"},
+		{name: "raw sections unchecked", file: "[otel]\nwhatever = { x = 1 }\n[profiles.unused]\nbogus = 1"},
+		{name: "mcp server field", file: "[mcp_servers.s]\ncommand = \"x\"\ncomand = \"y\"", wantErr: `unknown config key "mcp_servers.s.comand"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

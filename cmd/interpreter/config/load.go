@@ -32,7 +32,7 @@ type Options struct {
 	// Overrides are raw -c values ("key=value"), see ParseOverride.
 	Overrides []string
 	// Strict makes keys that match no setting an error. Keys inside the
-	// raw sections (mcp_servers, otel, ...) are never checked.
+	// raw sections (otel, ...) are never checked; mcp_servers tables are.
 	Strict bool
 	// Profile selects a profile, taking precedence over the profile key.
 	Profile string
@@ -146,6 +146,15 @@ func Load(opts Options) (*Config, error) {
 	c, err := decode(tree)
 	if err != nil {
 		return nil, err
+	}
+	mcp, unknownMCP, err := parseMCPServers(c.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	c.mcp = mcp
+	if len(unknownMCP) > 0 {
+		c.unknown = append(c.unknown, unknownMCP...)
+		sort.Strings(c.unknown)
 	}
 	if opts.Strict && len(c.unknown) > 0 {
 		return nil, unknownKeysError(c.unknown)

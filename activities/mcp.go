@@ -1,0 +1,165 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/interpreter-dev/interpreter/activities/mcpclient"
+	"github.com/interpreter-dev/interpreter/harness"
+)
+
+// mcpPool is the worker's cache of MCP sessions, made on first use.
+type mcpPool struct {
+	once sync.Once
+	pool *mcpclient.Pool
+}
+
+// MCP returns this worker's pool of MCP sessions.
+func (a *Activities) MCP() *mcpclient.Pool {
+	a.mcp.once.Do(func() {
+		a.mcp.pool = mcpclient.NewPool(mcpclient.DefaultPoolSize, mcpclient.Secrets{Env: a.MCPEnv, Getenv: a.Getenv})
+	})
+	return a.mcp.pool
+}
+
+// CloseMCP closes every MCP session (stdio servers' processes end).
+func (a *Activities) CloseMCP() {
+	a.MCP().Close()
+}
+
+// MCPListToolsInput names the MCP servers of a turn.
+type MCPListToolsInput struct {
+	ThreadID string             `json:"thread_id"`
+	Servers  []mcpclient.Server `json:"servers"`
+	// Taken are names the model already has (the harness's tools and the
+	// dynamic tools); MCP tools get other names.
+	Taken []string `json:"taken,omitempty"`
+}
+
+// MCPListToolsOutput is the tools the servers offer and a warning for each
+// optional server that failed.
+type MCPListToolsOutput struct {
+	Tools    []harness.ExternalTool `json:"tools,omitempty"`
+	Warnings []string               `json:"warnings,omitempty"`
+}
+
+// ErrMCPRequired is the type of the non-retryable error of a required MCP
+// server that failed to start.
+const ErrMCPRequired = "MCPRequiredServerFailed"
+
+// MCPListTools connects to every server (each within its startup timeout,
+// all at once) and lists their tools, filtered and named as the model sees
+// them (mcp__<server>__<tool>, see [mcpclient.Namer]); their JSON Schemas
+// are passed on as the servers give them. An optional server that fails
+// gives a warning; a required one fails the activity with a non-retryable
+// error naming the server.
+func (a *Activities) MCPListTools(ctx context.Context, in MCPListToolsInput) (MCPListToolsOutput, error) {
+	type listed struct {
+		tools []mcpclient.Tool
+		err   error
+	}
+	results := make([]listed, len(in.Servers))
+	var wg sync.WaitGroup
+	for i, s := range in.Servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i].tools, results[i].err = a.MCP().ListTools(ctx, in.ThreadID, s)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return MCPListToolsOutput{}, ctx.Err()
+	}
+	var out MCPListToolsOutput
+	namer := mcpclient.NewNamer(in.Taken...)
+	for i, s := range in.Servers {
+		if err := results[i].err; err != nil {
+			if s.Required {
+				return out, temporal.NewNonRetryableApplicationError(
+					fmt.Sprintf("required %v", err), ErrMCPRequired, nil)
+			}
+			out.Warnings = append(out.Warnings, fmt.Sprintf("%v; the turn goes on without its tools", err))
+			continue
+		}
+		for _, t := range results[i].tools {
+			out.Tools = append(out.Tools, harness.ExternalTool{Name: namer.Name(s.Name, t.Name), Description: t.Description,
+				Parameters: t.InputSchema, Source: harness.SourceMCP, Server: s.Name, Tool: t.Name})
+		}
+	}
+	return out, nil
+}
+
+// MCPListTimeout bounds [Activities.MCPListTools] for a set of servers:
+// they start at once, each within its startup timeout, then list.
+func MCPListTimeout(servers []mcpclient.Server) time.Duration {
+	var longest time.Duration
+	for _, s := range servers {
+		longest = max(longest, s.Startup())
+	}
+	return 2*longest + 10*time.Second
+}
+
+// MCPCallToolInput is one call of an MCP server's tool.
+type MCPCallToolInput struct {
+	ThreadID string           `json:"thread_id"`
+	CallID   string           `json:"call_id"`
+	Server   mcpclient.Server `json:"server"`
+	// Tool is the tool's name on the server.
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	MaxOutput int             `json:"max_output,omitempty"`
+}
+
+// MCPCallToolOutput is what the model reads: the tool's output, redacted
+// and bounded, or an error that names the server.
+type MCPCallToolOutput struct {
+	Output  string `json:"output"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// MCPCallTool calls a tool once. A tool that reports an error, times out
+// (tool_timeout_sec), or whose server fails to start or dies during the
+// call is a normal result the model reads; the next call reconnects.
+//
+// It heartbeats while the call runs, so a lost worker is noticed within
+// the heartbeat timeout and a cancelled turn stops waiting for the call.
+func (a *Activities) MCPCallTool(ctx context.Context, in MCPCallToolInput) (MCPCallToolOutput, error) {
+	if activity.IsActivity(ctx) {
+		every := a.HeartbeatEvery
+		if every <= 0 {
+			every = time.Second
+		}
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					activity.RecordHeartbeat(ctx)
+				}
+			}
+		}()
+	}
+	res, err := a.MCP().CallTool(ctx, in.ThreadID, in.Server, in.Tool, in.Arguments, in.MaxOutput)
+	if err != nil {
+		return MCPCallToolOutput{}, err
+	}
+	return MCPCallToolOutput{Output: res.Text, IsError: res.IsError}, nil
+}
+
+// MCPCallTimeout bounds [Activities.MCPCallTool]: starting the server
+// (when it is not running) and the call.
+func MCPCallTimeout(s mcpclient.Server) time.Duration {
+	return s.Startup() + s.CallTimeout() + 10*time.Second
+}

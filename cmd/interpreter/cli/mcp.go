@@ -1,0 +1,536 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/interpreter-dev/interpreter/activities/mcpclient"
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// mcpServers are the enabled servers of the config, as threads carry them.
+func mcpServers(cfg *config.Config) []mcpclient.Server {
+	var out []mcpclient.Server
+	for _, s := range cfg.MCPServerList() {
+		if s.Enabled {
+			out = append(out, s.Server)
+		}
+	}
+	return out
+}
+
+// mcpEnv are the env values of the config's servers, for this process's
+// worker: threads carry only their names.
+func mcpEnv(cfg *config.Config) map[string]map[string]string {
+	env := map[string]map[string]string{}
+	for _, s := range cfg.MCPServerList() {
+		if len(s.EnvValues) > 0 {
+			env[s.Name] = s.EnvValues
+		}
+	}
+	return env
+}
+
+// McpCmd groups the commands that manage external MCP servers.
+type McpCmd struct {
+	Add    McpAddCmd    `cmd:"" help:"Add an MCP server to config.toml: add NAME -- COMMAND ARGS... (stdio) or add NAME --url URL (streamable HTTP)."`
+	List   McpListCmd   `cmd:"" help:"List the MCP servers with their status and tools (each is started to ask)."`
+	Get    McpGetCmd    `cmd:"" help:"Show one MCP server's definition, status and tools."`
+	Remove McpRemoveCmd `cmd:"" help:"Remove an MCP server from config.toml."`
+}
+
+// McpAddCmd adds a server.
+type McpAddCmd struct {
+	Name              string   `arg:"" help:"Server name (letters, digits, '_' and '-')."`
+	Command           []string `arg:"" optional:"" passthrough:"" help:"After --: the command that starts a stdio server, and its arguments."`
+	URL               string   `name:"url" help:"Endpoint of a streamable HTTP server."`
+	BearerTokenEnvVar string   `name:"bearer-token-env-var" help:"Environment variable holding the bearer token (streamable HTTP)." placeholder:"VAR"`
+	Env               []string `name:"env" help:"KEY=VALUE set for a stdio server (repeatable)." placeholder:"KEY=VALUE"`
+	Required          bool     `help:"A turn fails when this server does not start."`
+}
+
+// Run adds the server, replacing one of the same name.
+func (m *McpAddCmd) Run(g *Globals, stdio Stdio) error {
+	if !config.ValidMCPName(m.Name) {
+		return exitf(2, "invalid MCP server name %q: use letters, digits, '_' and '-'", m.Name)
+	}
+	cmd := m.Command
+	if len(cmd) > 0 && cmd[0] == "--" {
+		cmd = cmd[1:]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[mcp_servers.%s]\n", m.Name)
+	switch {
+	case m.URL != "" && len(cmd) > 0:
+		return exitf(2, "mcp add %s: give either --url or a command after --, not both", m.Name)
+	case m.URL != "":
+		if len(m.Env) > 0 {
+			return exitf(2, "mcp add %s: --env is for stdio servers; a streamable HTTP server takes --bearer-token-env-var", m.Name)
+		}
+		fmt.Fprintf(&b, "url = %s\n", tomlString(m.URL))
+		if m.BearerTokenEnvVar != "" {
+			fmt.Fprintf(&b, "bearer_token_env_var = %s\n", tomlString(m.BearerTokenEnvVar))
+		}
+	case len(cmd) > 0:
+		if m.BearerTokenEnvVar != "" {
+			return exitf(2, "mcp add %s: --bearer-token-env-var is for streamable HTTP servers (--url)", m.Name)
+		}
+		fmt.Fprintf(&b, "command = %s\n", tomlString(cmd[0]))
+		if len(cmd) > 1 {
+			args := make([]string, len(cmd)-1)
+			for i, a := range cmd[1:] {
+				args[i] = tomlString(a)
+			}
+			fmt.Fprintf(&b, "args = [%s]\n", strings.Join(args, ", "))
+		}
+		if len(m.Env) > 0 {
+			var kv []string
+			for _, e := range m.Env {
+				k, v, ok := strings.Cut(e, "=")
+				if !ok || k == "" {
+					return exitf(2, "mcp add %s: --env %q: want KEY=VALUE", m.Name, e)
+				}
+				kv = append(kv, tomlString(k)+" = "+tomlString(v))
+			}
+			fmt.Fprintf(&b, "env = { %s }\n", strings.Join(kv, ", "))
+		}
+	default:
+		return exitf(2, "mcp add %s: give the command after -- (mcp add %s -- npx -y some-server) or --url URL", m.Name, m.Name)
+	}
+	if m.Required {
+		b.WriteString("required = true\n")
+	}
+	path, err := mcpConfigPath(g)
+	if err != nil {
+		return err
+	}
+	text, err := readConfigText(path)
+	if err != nil {
+		return err
+	}
+	text, _, err = removeMCPTable(text, m.Name)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if text != "" {
+		text += "\n"
+	}
+	text += b.String()
+	if err := writeConfigText(g, path, text); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Out, "Added MCP server %s to %s\n", m.Name, path)
+	return nil
+}
+
+// McpRemoveCmd removes a server.
+type McpRemoveCmd struct {
+	Name string `arg:"" help:"Server name."`
+}
+
+// Run removes the server's table (and its sub-tables) from config.toml.
+func (m *McpRemoveCmd) Run(g *Globals, stdio Stdio) error {
+	path, err := mcpConfigPath(g)
+	if err != nil {
+		return err
+	}
+	text, err := readConfigText(path)
+	if err != nil {
+		return err
+	}
+	out, found, err := removeMCPTable(text, m.Name)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	if !found {
+		return exitf(1, "no MCP server named %q in %s", m.Name, path)
+	}
+	if err := writeConfigText(g, path, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdio.Out, "Removed MCP server %s from %s\n", m.Name, path)
+	return nil
+}
+
+// McpListCmd lists the servers.
+type McpListCmd struct {
+	JSON bool `name:"json" help:"Print one JSON array."`
+}
+
+// mcpStatus is one server as list and get show it.
+type mcpStatus struct {
+	Name              string            `json:"name"`
+	Transport         string            `json:"transport"`
+	Command           string            `json:"command,omitempty"`
+	Args              []string          `json:"args,omitempty"`
+	Cwd               string            `json:"cwd,omitempty"`
+	Env               []string          `json:"env,omitempty"`
+	URL               string            `json:"url,omitempty"`
+	BearerTokenEnvVar string            `json:"bearer_token_env_var,omitempty"`
+	HTTPHeaders       map[string]string `json:"http_headers,omitempty"`
+	ProtocolVersion   string            `json:"protocol_version,omitempty"`
+	EnabledTools      []string          `json:"enabled_tools,omitempty"`
+	DisabledTools     []string          `json:"disabled_tools,omitempty"`
+	StartupTimeoutSec float64           `json:"startup_timeout_sec"`
+	ToolTimeoutSec    float64           `json:"tool_timeout_sec"`
+	Required          bool              `json:"required"`
+	Enabled           bool              `json:"enabled"`
+	// Status is ok, failed or disabled.
+	Status string   `json:"status"`
+	Error  string   `json:"error,omitempty"`
+	Tools  []string `json:"tools"`
+}
+
+// probeMCP starts each enabled server (within its startup timeout) and lists
+// its tools.
+func probeMCP(ctx context.Context, servers []config.MCPServer, env map[string]map[string]string) []mcpStatus {
+	pool := mcpclient.NewPool(len(servers)+1, mcpclient.Secrets{Env: env})
+	defer pool.Close()
+	out := make([]mcpStatus, len(servers))
+	done := make(chan struct{})
+	for i, s := range servers {
+		st := mcpStatus{Name: s.Name, Transport: s.Transport(), Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env,
+			URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: s.HTTPHeaders, ProtocolVersion: s.ProtocolVersion,
+			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, Required: s.Required, Enabled: s.Enabled,
+			StartupTimeoutSec: s.Startup().Seconds(), ToolTimeoutSec: s.CallTimeout().Seconds(), Tools: []string{}}
+		out[i] = st
+		go func() {
+			defer func() { done <- struct{}{} }()
+			if !s.Enabled {
+				out[i].Status = "disabled"
+				return
+			}
+			tools, err := pool.ListTools(ctx, "cli", s.Server)
+			if err != nil {
+				out[i].Status, out[i].Error = "failed", err.Error()
+				return
+			}
+			out[i].Status = "ok"
+			for _, t := range tools {
+				out[i].Tools = append(out[i].Tools, t.Name)
+			}
+		}()
+	}
+	for range servers {
+		<-done
+	}
+	return out
+}
+
+// Run lists the servers.
+func (m *McpListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
+	cfg, err := g.load(nil)
+	if err != nil {
+		return err
+	}
+	list := probeMCP(ctx, cfg.MCPServerList(), mcpEnv(cfg))
+	if m.JSON {
+		return json.NewEncoder(stdio.Out).Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stdio.Out, "No MCP servers configured. Add one with `interpreter mcp add NAME -- COMMAND ARGS...` or `interpreter mcp add NAME --url URL`.\n")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTRANSPORT\tTARGET\tSTATUS\tTOOLS")
+	for _, s := range list {
+		status := s.Status
+		if s.Error != "" {
+			status = "failed: " + oneLineText(s.Error, 160)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Transport, target(s), status, strings.Join(s.Tools, ", "))
+	}
+	return tw.Flush()
+}
+
+func target(s mcpStatus) string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+func oneLineText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// McpGetCmd shows one server.
+type McpGetCmd struct {
+	Name string `arg:"" help:"Server name."`
+	JSON bool   `name:"json" help:"Print one JSON object."`
+}
+
+// Run shows the server.
+func (m *McpGetCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
+	cfg, err := g.load(nil)
+	if err != nil {
+		return err
+	}
+	var found []config.MCPServer
+	for _, s := range cfg.MCPServerList() {
+		if s.Name == m.Name {
+			found = append(found, s)
+		}
+	}
+	if len(found) == 0 {
+		return exitf(1, "no MCP server named %q (see `interpreter mcp list`)", m.Name)
+	}
+	s := probeMCP(ctx, found, mcpEnv(cfg))[0]
+	if m.JSON {
+		return json.NewEncoder(stdio.Out).Encode(s)
+	}
+	w := stdio.Out
+	fmt.Fprintf(w, "%s\n  transport: %s\n", s.Name, s.Transport)
+	if s.URL != "" {
+		fmt.Fprintf(w, "  url: %s\n", s.URL)
+		if s.BearerTokenEnvVar != "" {
+			fmt.Fprintf(w, "  bearer_token_env_var: %s\n", s.BearerTokenEnvVar)
+		}
+		for _, k := range sortedStrings(s.HTTPHeaders) {
+			fmt.Fprintf(w, "  http header: %s: %s\n", k, s.HTTPHeaders[k])
+		}
+		if s.ProtocolVersion != "" {
+			fmt.Fprintf(w, "  protocol_version: %s\n", s.ProtocolVersion)
+		}
+	} else {
+		fmt.Fprintf(w, "  command: %s\n", target(s))
+		if s.Cwd != "" {
+			fmt.Fprintf(w, "  cwd: %s\n", s.Cwd)
+		}
+		for _, k := range s.Env {
+			fmt.Fprintf(w, "  env: %s=*****\n", k)
+		}
+	}
+	if s.EnabledTools != nil {
+		fmt.Fprintf(w, "  enabled_tools: %s\n", strings.Join(s.EnabledTools, ", "))
+	}
+	if len(s.DisabledTools) > 0 {
+		fmt.Fprintf(w, "  disabled_tools: %s\n", strings.Join(s.DisabledTools, ", "))
+	}
+	fmt.Fprintf(w, "  startup_timeout_sec: %g\n  tool_timeout_sec: %g\n  required: %v\n  enabled: %v\n",
+		s.StartupTimeoutSec, s.ToolTimeoutSec, s.Required, s.Enabled)
+	status := s.Status
+	if s.Error != "" {
+		status = "failed: " + s.Error
+	}
+	fmt.Fprintf(w, "  status: %s\n  tools: %s\n", status, strings.Join(s.Tools, ", "))
+	return nil
+}
+
+func sortedStrings(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func mcpConfigPath(g *Globals) (string, error) {
+	home := config.DefaultHome()
+	if g.Home != "" {
+		home = config.ExpandHome(g.Home)
+	}
+	return filepath.Join(home, config.FileName), nil
+}
+
+func readConfigText(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", exitf(1, "reading %s: %v", path, err)
+	}
+	return string(b), nil
+}
+
+// writeConfigText writes config.toml (through a temporary file) and loads
+// it again; when it no longer loads, the old file is put back.
+func writeConfigText(g *Globals, path, text string) error {
+	old, readErr := os.ReadFile(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return exitf(1, "%v", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
+		return exitf(1, "writing %s: %v", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return exitf(1, "writing %s: %v", path, err)
+	}
+	if _, err := g.load(nil); err != nil {
+		if readErr == nil {
+			_ = os.WriteFile(path, old, 0o600)
+		} else {
+			_ = os.Remove(path)
+		}
+		return exitf(1, "%s was not changed: the result would not load: %v", path, err)
+	}
+	return nil
+}
+
+var tableHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
+
+// removeMCPTable cuts the [mcp_servers.NAME] table and its sub-tables
+// ([mcp_servers.NAME.env], ...) out of a config file's text; everything
+// else (comments, other tables, key order) stays as it was. A server
+// defined another way (inline in [mcp_servers], or by dotted keys) is an
+// error: its lines are not cut by guesswork.
+func removeMCPTable(text, name string) (string, bool, error) {
+	lines := strings.SplitAfter(text, "\n")
+	var out []string
+	found, skipping := false, false
+	for _, line := range lines {
+		if m := tableHeader.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil {
+			skipping = isServerTable(m[1], name)
+			found = found || skipping
+		}
+		if !skipping {
+			out = append(out, line)
+		}
+	}
+	if !found {
+		// Is it defined some other way?
+		cfgTree := map[string]any{}
+		if err := toml.Unmarshal([]byte(text), &cfgTree); err == nil {
+			if ms, ok := cfgTree["mcp_servers"].(map[string]any); ok {
+				if _, ok := ms[name]; ok {
+					return text, false, fmt.Errorf("mcp_servers.%s is not written as a [mcp_servers.%s] table; edit config.toml by hand", name, name)
+				}
+			}
+		}
+		return text, false, nil
+	}
+	res := strings.Join(out, "")
+	for strings.HasSuffix(res, "\n\n\n") {
+		res = strings.TrimSuffix(res, "\n")
+	}
+	return res, true, nil
+}
+
+// isServerTable reports whether a table header's key is mcp_servers.NAME
+// or below it.
+func isServerTable(key, name string) bool {
+	parts := splitHeaderKey(key)
+	return len(parts) >= 2 && parts[0] == "mcp_servers" && parts[1] == name
+}
+
+// splitHeaderKey splits a dotted TOML key (bare or quoted parts).
+func splitHeaderKey(key string) []string {
+	var parts []string
+	for key = strings.TrimSpace(key); key != ""; {
+		var part string
+		switch key[0] {
+		case '"':
+			end := strings.Index(key[1:], `"`)
+			if end < 0 {
+				return append(parts, key)
+			}
+			part, key = key[1:1+end], key[2+end:]
+		case '\'':
+			end := strings.Index(key[1:], `'`)
+			if end < 0 {
+				return append(parts, key)
+			}
+			part, key = key[1:1+end], key[2+end:]
+		default:
+			end := strings.IndexByte(key, '.')
+			if end < 0 {
+				end = len(key)
+			}
+			part, key = strings.TrimSpace(key[:end]), key[end:]
+		}
+		parts = append(parts, part)
+		key = strings.TrimSpace(key)
+		key = strings.TrimPrefix(key, ".")
+		key = strings.TrimSpace(key)
+	}
+	return parts
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// mcpJSONItem fills an mcp_tool_call item as `codex exec --json` shows
+// one: arguments as JSON, the result as text content, or the error.
+func mcpJSONItem(m map[string]any, it *workflows.Item) {
+	m["server"], m["tool"], m["status"] = it.Server, it.Tool, it.Status
+	var args any = map[string]any{}
+	if it.Arguments != "" && json.Unmarshal([]byte(it.Arguments), &args) != nil {
+		args = it.Arguments
+	}
+	m["arguments"] = args
+	m["result"], m["error"] = nil, nil
+	switch {
+	case it.Status == workflows.StatusCompleted:
+		m["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": it.Result}}, "structured_content": nil}
+	case it.Message != "":
+		m["error"] = map[string]any{"message": it.Message}
+	}
+}
+
+// mcpHumanItem prints an MCP tool call for a person.
+func mcpHumanItem(w io.Writer, typ string, it *workflows.Item) {
+	if typ == workflows.EventItemStarted {
+		fmt.Fprintf(w, "\nmcp %s.%s %s\n", it.Server, it.Tool, oneLineText(it.Arguments, 200))
+		return
+	}
+	if typ != workflows.EventItemCompleted {
+		return
+	}
+	out := it.Result
+	if out == "" {
+		out = it.Message
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > 20 {
+		lines = append(lines[:20:20], fmt.Sprintf("... (%d more lines)", len(lines)-20))
+	}
+	fmt.Fprintf(w, "%s\n[%s]\n", strings.Join(lines, "\n"), it.Status)
+}
