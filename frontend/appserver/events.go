@@ -54,8 +54,33 @@ func itemJSON(it *workflows.Item) map[string]any {
 			"content": userContent([]userInput{{Type: "text", Text: it.Text}})}
 	case workflows.ItemDynamicToolCall:
 		return dynamicItem(it)
+	case workflows.ItemMCPToolCall:
+		return mcpItem(it)
 	}
 	return nil
+}
+
+// mcpItem renders a call of an external MCP server's tool: the result text
+// as one text content block, or the error; an interrupted call counts as
+// failed (the protocol has no interrupted MCP status).
+func mcpItem(it *workflows.Item) map[string]any {
+	m := map[string]any{"type": "mcpToolCall", "id": it.ID, "server": it.Server, "tool": it.Tool,
+		"arguments": jsonArguments(orDefault(it.Arguments, "{}")), "status": "inProgress",
+		"result": nil, "error": nil, "durationMs": nil}
+	switch it.Status {
+	case workflows.StatusInProgress, "":
+		return m
+	case workflows.StatusCompleted:
+		m["status"] = "completed"
+		m["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": it.Result}}}
+	default:
+		m["status"] = "failed"
+		m["error"] = map[string]any{"message": orDefault(it.Message, "the call failed")}
+	}
+	if it.DurationMs > 0 {
+		m["durationMs"] = it.DurationMs
+	}
+	return m
 }
 
 // dynamicItem renders a dynamic tool call: in progress until resolved,
@@ -102,6 +127,8 @@ func startedItem(it *workflows.Item) map[string]any {
 			d.Resolved, d.Success, d.Content, d.Error, d.DurationMs = false, false, nil, "", 0
 			c.Dynamic = &d
 		}
+	case workflows.ItemMCPToolCall:
+		c.Status, c.Result, c.Message = workflows.StatusInProgress, "", ""
 	case workflows.ItemCommandExecution, workflows.ItemFileChange:
 		c.Status, c.AggregatedOutput, c.ExitCode, c.DurationMs = workflows.StatusInProgress, "", nil, 0
 		if c.Type == workflows.ItemFileChange {
