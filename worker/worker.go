@@ -6,6 +6,7 @@ package worker
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -18,6 +19,10 @@ import (
 // DefaultTaskQueue is the shared queue.
 const DefaultTaskQueue = "interpreter"
 
+// DefaultLiveThrottle is how often, at most, the tool worker sends a
+// running command's heartbeat (and so its new output) to the server.
+const DefaultLiveThrottle = 200 * time.Millisecond
+
 // Options configure the workers of one process.
 type Options struct {
 	TaskQueue string
@@ -29,6 +34,11 @@ type Options struct {
 	// ToolsOnly makes a workspace-only worker: it polls only HostQueue
 	// (tools), leaving workflows and model calls to the shared workers.
 	ToolsOnly bool
+	// LiveThrottle is the most time between a running command's output
+	// heartbeat and the server (front ends read live output from there);
+	// default [DefaultLiveThrottle]. The SDK's own would be 0.8 × the
+	// heartbeat timeout (4 s).
+	LiveThrottle time.Duration
 	// Tracing adds spans for model calls and tool runs; the client must
 	// carry Tracing.ClientInterceptors. Nil: no tracing.
 	Tracing *Tracing
@@ -51,6 +61,10 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors()}
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
+	hostOpts.MaxHeartbeatThrottleInterval = o.LiveThrottle
+	if hostOpts.MaxHeartbeatThrottleInterval <= 0 {
+		hostOpts.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
+	}
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.ApplyPatch)

@@ -202,6 +202,10 @@ type Item struct {
 	Changes          []FileChange `json:"changes,omitempty"`
 	Items            []TodoItem   `json:"items,omitempty"`
 	Message          string       `json:"message,omitempty"`
+	// CallID is the model's id of the tool call a command item runs; a
+	// running command's live output is heartbeated under it (see
+	// [LiveOutput]).
+	CallID string `json:"call_id,omitempty"`
 }
 
 // FileChange is one file of a file_change item.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -191,7 +192,7 @@ func callResult(t *testing.T, r *mcpRun, s map[string]any) (threadID, content, t
 
 func mcpScript() *fakemodel.Script {
 	return &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step"}, {Text: "first answer"}}},
+		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer"}}},
 		{Match: "slow prompt", Steps: []fakemodel.Step{{DelayMs: 6000, Text: "slow answer"}}},
 		{Match: "prompt three", Steps: []fakemodel.Step{{Text: "third answer"}}},
 		{Match: "prompt four", Steps: []fakemodel.Step{{Text: "fourth answer"}}},
@@ -221,9 +222,16 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	if threadA == "" || content != "first answer" || text != "first answer" {
 		t.Errorf("codex: threadId %q content %q text %q, want a thread and %q", threadA, content, text, "first answer")
 	}
-	wantTypes := []string{"session_configured", "task_started", "exec_command_begin", "exec_command_end", "agent_message", "token_count", "task_complete"}
-	if got := strings.Join(anyStrings(first["eventTypes"]), ","); got != strings.Join(wantTypes, ",") {
-		t.Errorf("codex/event types %s, want %s", got, strings.Join(wantTypes, ","))
+	// The command's output streams while it runs (exec_command_output_delta,
+	// read from the worker's heartbeats in the dev server, another process).
+	wantTypes := []string{"session_configured", "task_started", "exec_command_begin", "exec_command_output_delta",
+		"exec_command_end", "agent_message_delta", "agent_message", "token_count", "task_complete"}
+	types := slices.Compact(anyStrings(first["eventTypes"]))
+	if got := strings.Join(types, ","); got != strings.Join(wantTypes, ",") {
+		t.Errorf("codex/event types %s, want %s (deltas counted once)", got, strings.Join(wantTypes, ","))
+	}
+	if live := liveOutput(run1); !strings.Contains(live, "mcp-step\n") {
+		t.Errorf("exec_command_output_delta chunks %q, want the command's first line while it ran", live)
 	}
 	// The TS client drops progress notifications it handles after the
 	// response (its handlers run a tick late), so only some are counted.
@@ -311,6 +319,22 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 		t.Errorf("%d model requests for the killed call's turn, want 1", slow)
 	}
 	t.Logf("whole test took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// liveOutput joins the decoded chunks of the exec_command_output_delta
+// events a client saw.
+func liveOutput(r *mcpRun) string {
+	var b strings.Builder
+	for _, l := range r.snapshot() {
+		ev, _ := l["event"].(map[string]any)
+		msg, _ := ev["msg"].(map[string]any)
+		if msg["type"] != "exec_command_output_delta" || msg["stream"] != "stdout" {
+			continue
+		}
+		chunk, _ := base64.StdEncoding.DecodeString(msg["chunk"].(string))
+		b.Write(chunk)
+	}
+	return b.String()
 }
 
 func checkToolList(t *testing.T, r *mcpRun, s map[string]any) {

@@ -162,7 +162,7 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	if err := c.h.conn.notify(ctx, "codex/event", params); err != nil && ctx.Err() == nil {
 		c.h.s.logger.Warn("sending codex/event", "error", err)
 	}
-	if c.token == nil {
+	if c.token == nil || isDelta(m) {
 		return
 	}
 	err := c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: progress, Message: summary(m)})
@@ -177,9 +177,18 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	var m eventMapper
 	asks := newAsks(ctx)
 	defer asks.stop()
+	live := &livePoller{c: c, turnID: turnID}
+	defer live.stop()
 	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
+		command := e.Item != nil && e.Item.Type == workflows.ItemCommandExecution
+		if command && e.Type == workflows.EventItemCompleted {
+			live.stop()
+		}
 		for _, x := range m.messages(e) {
 			c.emit(ctx, turnID, x)
+		}
+		if command && e.Type == workflows.EventItemStarted {
+			live.start(ctx, e.Item)
 		}
 		switch {
 		case e.Type == workflows.EventApprovalRequested && e.Approval != nil:

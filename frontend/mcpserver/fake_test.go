@@ -20,6 +20,10 @@ type fakeTurn struct {
 	events   []workflows.Event
 	result   workflows.TurnResult
 	gate     chan struct{}
+	// live are the successive answers of its live-output reader; Follow
+	// holds the command running until they were all read (drained).
+	live    [][]workflows.LiveChunk
+	drained chan struct{}
 }
 
 // fakeBackend is an in-memory Backend. plan scripts the turn a prompt
@@ -123,6 +127,13 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 	last := len(t.events) - 1 // the end event waits for the gate
 	for _, e := range t.events[:last] {
 		fn(e)
+		if e.Type == workflows.EventItemStarted && t.drained != nil {
+			select {
+			case <-t.drained:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 	}
 	f.mu.Lock()
 	gate := t.gate
@@ -159,6 +170,34 @@ func (f *fakeBackend) Interrupt(_ context.Context, threadID string) error {
 		t.gate = nil
 	}
 	return nil
+}
+
+func (f *fakeBackend) Live(turnID string) LiveReader {
+	t := f.turn(turnID)
+	if t == nil || t.live == nil {
+		return nil
+	}
+	return &fakeLive{f: f, t: t}
+}
+
+// fakeLive answers polls with the turn's scripted live output.
+type fakeLive struct {
+	f *fakeBackend
+	t *fakeTurn
+	n int
+}
+
+func (l *fakeLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+	l.f.mu.Lock()
+	defer l.f.mu.Unlock()
+	if l.n >= len(l.t.live) {
+		return nil, nil
+	}
+	out := l.t.live[l.n]
+	if l.n++; l.n == len(l.t.live) {
+		close(l.t.drained)
+	}
+	return out, nil
 }
 
 // release lets a gated turn end as scripted.
