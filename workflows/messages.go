@@ -306,6 +306,12 @@ type WaitRequest struct {
 type WaitResponse struct {
 	Last int  `json:"last"`
 	Done bool `json:"done"`
+	// Events are the log's last events after the request's After, given
+	// when the turn is done and they are small (the final answer, the
+	// turn's end): the reader then needs no query of the closed run, which
+	// a worker would have to replay. Otherwise nil: read them with
+	// [QueryEvents].
+	Events []Event `json:"events,omitempty"`
 }
 
 // TurnResult is what a finished turn leaves in its thread.
