@@ -179,6 +179,18 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	defer asks.stop()
 	live := &livePoller{c: c, turnID: turnID}
 	defer live.stop()
+	// Ask for the result while following: it is there when the log ends.
+	type outcome struct {
+		res workflows.TurnResult
+		err error
+	}
+	octx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := c.h.s.backend.Outcome(octx, turnID)
+		done <- outcome{res, err}
+	}()
 	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
 		command := e.Item != nil && e.Item.Type == workflows.ItemCommandExecution
 		if command && e.Type == workflows.EventItemCompleted {
@@ -202,7 +214,8 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	if err != nil {
 		return workflows.TurnResult{}, err
 	}
-	res, err := c.h.s.backend.Outcome(ctx, turnID)
+	o := <-done
+	res, err := o.res, o.err
 	if err != nil {
 		return res, err
 	}

@@ -24,6 +24,9 @@ type fakeTurn struct {
 	// holds the command running until they were all read (drained).
 	live    [][]workflows.LiveChunk
 	drained chan struct{}
+	// ended is closed when a Follow of the turn saw its end.
+	ended  chan struct{}
+	isOver bool
 }
 
 // fakeBackend is an in-memory Backend. plan scripts the turn a prompt
@@ -82,6 +85,7 @@ func (f *fakeBackend) start(threadID, prompt string) Started {
 	n := len(f.threads[threadID]) + 1
 	id := workflows.TurnWorkflowID(threadID, n)
 	t.threadID = threadID
+	t.ended = make(chan struct{})
 	t.result.TurnID, t.result.Number = id, n
 	for i := range t.events {
 		t.events[i].Seq, t.events[i].TurnID = i+1, id
@@ -150,14 +154,25 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 	if f.running[t.threadID] == turnID {
 		delete(f.running, t.threadID)
 	}
+	if !t.isOver {
+		t.isOver = true
+		close(t.ended)
+	}
 	f.mu.Unlock()
 	return nil
 }
 
-func (f *fakeBackend) Outcome(_ context.Context, turnID string) (workflows.TurnResult, error) {
+// Outcome answers once the turn ended, as the real one does.
+func (f *fakeBackend) Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error) {
+	t := f.turn(turnID)
+	select {
+	case <-t.ended:
+	case <-ctx.Done():
+		return workflows.TurnResult{}, ctx.Err()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.turns[turnID].result, nil
+	return t.result, nil
 }
 
 func (f *fakeBackend) Interrupt(_ context.Context, threadID string) error {
