@@ -63,14 +63,26 @@ type mcpRun struct {
 
 func (e *env) startMCPClient(steps ...map[string]any) *mcpRun {
 	e.t.Helper()
+	return e.startMCPClientElicit(nil, steps...)
+}
+
+// startMCPClientElicit starts a client that declares the elicitation
+// capability and answers with elicit ("never": it never answers); nil
+// declares no capability.
+func (e *env) startMCPClientElicit(elicit any, steps ...map[string]any) *mcpRun {
+	e.t.Helper()
 	dir := mcpClientDir(e.t)
-	spec, err := json.Marshal(map[string]any{
+	m := map[string]any{
 		"command": binary,
 		"args":    []string{"mcp-server"},
 		"env":     map[string]string{"PATH": os.Getenv("PATH"), "HOME": e.home, "INTERPRETER_HOME": e.home},
 		"cwd":     e.work,
 		"steps":   steps,
-	})
+	}
+	if elicit != nil {
+		m["elicit"] = elicit
+	}
+	spec, err := json.Marshal(m)
 	if err != nil {
 		e.t.Fatal(err)
 	}
