@@ -171,6 +171,10 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	}
 }
 
+// outcomeGrace is how long the result asked for while following may take
+// to come once the turn's log ended.
+const outcomeGrace = 50 * time.Millisecond
+
 // follow reports a turn's events until it ends, then its end, and returns
 // its result.
 func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult, error) {
@@ -214,8 +218,16 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	if err != nil {
 		return workflows.TurnResult{}, err
 	}
-	o := <-done
-	res, err := o.res, o.err
+	var res workflows.TurnResult
+	select {
+	case o := <-done:
+		res, err = o.res, o.err
+	case <-time.After(outcomeGrace):
+		// The early long poll missed the end (the server lets such a poll
+		// run to its 20 s expiry now and then): ask the closed run anew.
+		cancel()
+		res, err = c.h.s.backend.Outcome(ctx, turnID)
+	}
 	if err != nil {
 		return res, err
 	}
