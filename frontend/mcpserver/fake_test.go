@@ -21,7 +21,7 @@ type fakeTurn struct {
 	result   workflows.TurnResult
 	gate     chan struct{}
 	// live are the successive answers of its live-output reader; Follow
-	// holds the command running until they were all read (drained).
+	// holds the command running until the poller asked for more (drained).
 	live    [][]workflows.LiveChunk
 	drained chan struct{}
 	// ended is closed when a Follow of the turn saw its end.
@@ -206,12 +206,15 @@ func (l *fakeLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
 	l.f.mu.Lock()
 	defer l.f.mu.Unlock()
 	if l.n >= len(l.t.live) {
+		// Polled past the script: the poller sent all it had.
+		if l.n == len(l.t.live) {
+			close(l.t.drained)
+			l.n++
+		}
 		return nil, nil
 	}
 	out := l.t.live[l.n]
-	if l.n++; l.n == len(l.t.live) {
-		close(l.t.drained)
-	}
+	l.n++
 	return out, nil
 }
 
