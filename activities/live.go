@@ -23,6 +23,21 @@ type ExecProgress struct {
 	Tail []byte `json:"tail,omitempty"`
 }
 
+// ModelProgress is the heartbeat detail of a model call whose answer is
+// streaming: its message text so far, bounded and read as [ExecProgress]
+// is. Step is the turn's step the call is for.
+type ModelProgress struct {
+	Step   int    `json:"step"`
+	Total  int64  `json:"total"`
+	Offset int64  `json:"offset"`
+	Tail   []byte `json:"tail,omitempty"`
+}
+
+// liveAfter is how long a model call runs before its heartbeats carry its
+// text: a fast call sends none (the first heartbeat is a server round
+// trip).
+const liveAfter = 200 * time.Millisecond
+
 // LiveTailBytes bounds the output a heartbeat carries.
 const LiveTailBytes = 16 << 10
 

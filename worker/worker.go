@@ -19,8 +19,9 @@ import (
 // DefaultTaskQueue is the shared queue.
 const DefaultTaskQueue = "interpreter"
 
-// DefaultLiveThrottle is how often, at most, the tool worker sends a
-// running command's heartbeat (and so its new output) to the server.
+// DefaultLiveThrottle is how often, at most, a worker sends a running
+// command's or model call's heartbeat (and so its new output) to the
+// server.
 const DefaultLiveThrottle = 200 * time.Millisecond
 
 // Options configure the workers of one process.
@@ -34,8 +35,9 @@ type Options struct {
 	// ToolsOnly makes a workspace-only worker: it polls only HostQueue
 	// (tools), leaving workflows and model calls to the shared workers.
 	ToolsOnly bool
-	// LiveThrottle is the most time between a running command's output
-	// heartbeat and the server (front ends read live output from there);
+	// LiveThrottle is the most time between a running command's or model
+	// call's progress heartbeat and the server (front ends read live output
+	// from there);
 	// default [DefaultLiveThrottle]. The SDK's own would be 0.8 × the
 	// heartbeat timeout (4 s).
 	LiveThrottle time.Duration
@@ -58,13 +60,13 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.HostQueue == "" {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
-	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors()}
+	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(),
+		MaxHeartbeatThrottleInterval: o.LiveThrottle}
+	if base.MaxHeartbeatThrottleInterval <= 0 {
+		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
+	}
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
-	hostOpts.MaxHeartbeatThrottleInterval = o.LiveThrottle
-	if hostOpts.MaxHeartbeatThrottleInterval <= 0 {
-		hostOpts.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
-	}
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.ApplyPatch)

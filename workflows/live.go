@@ -14,11 +14,23 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// LiveChunk is output a running command wrote since the previous poll.
+// Kinds of live output.
+const (
+	// LiveCommandOutput is what a running command wrote.
+	LiveCommandOutput = "command_output"
+	// LiveAgentText is the message text a running model call has streamed.
+	LiveAgentText = "agent_text"
+)
+
+// LiveChunk is output a running command wrote, or message text a running
+// model call streamed, since the previous poll.
 type LiveChunk struct {
+	Kind string
 	// CallID is the tool call the command runs for: the [Item.CallID] of
-	// its command_execution item.
+	// its command_execution item (commands only).
 	CallID string
+	// Step is the turn's step of the model call (agent text only).
+	Step int
 	// Stream is "stdout": commands write stdout and stderr into one stream,
 	// the one the model reads, and the live output is that stream.
 	Stream string
@@ -31,16 +43,18 @@ type LiveChunk struct {
 	Skipped int64
 }
 
-// LiveOutput reads what a turn's running commands write, from the
-// heartbeat details of the turn's pending activities
-// ([activities.ExecProgress]), so it works from any process that can reach
-// the Temporal server. A command's output reaches the server at most
-// every worker.DefaultLiveThrottle (the tool worker's heartbeat throttle);
-// poll about that often. Not safe for concurrent use.
+// LiveOutput reads what a turn's running commands write and the text its
+// running model call streams, from the heartbeat details of the turn's
+// pending activities ([activities.ExecProgress],
+// [activities.ModelProgress]), so it works from any process that can reach
+// the Temporal server. Progress reaches the server at most every
+// worker.DefaultLiveThrottle (the workers' heartbeat throttle); poll about
+// that often. Model calls made as local activities show nothing. Not safe
+// for concurrent use.
 type LiveOutput struct {
 	c      client.Client
 	turnID string
-	seen   map[string]int64 // bytes returned so far, by activity id
+	seen   map[string]int64 // bytes returned so far, by activity id and attempt
 }
 
 // NewLiveOutput reads the live output of the turn with workflow id turnID.
@@ -48,8 +62,12 @@ func NewLiveOutput(c client.Client, turnID string) *LiveOutput {
 	return &LiveOutput{c: c, turnID: turnID, seen: map[string]int64{}}
 }
 
-// execActivity is the registered name of [activities.Activities.Exec].
-const execActivity = "Exec"
+// Registered names of [activities.Activities.Exec] and
+// [activities.Activities.CallModel].
+const (
+	execActivity  = "Exec"
+	modelActivity = "CallModel"
+)
 
 // Poll returns the output the turn's running commands wrote since the
 // previous call, one chunk per command that wrote something.
@@ -59,19 +77,38 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 		return nil, fmt.Errorf("reading live output of %s: %w", l.turnID, err)
 	}
 	var out []LiveChunk
+	dc := converter.GetDefaultDataConverter()
 	for _, pa := range d.GetPendingActivities() {
-		if pa.GetActivityType().GetName() != execActivity || pa.GetHeartbeatDetails() == nil {
+		if pa.GetHeartbeatDetails() == nil {
 			continue
 		}
 		var p activities.ExecProgress
-		if converter.GetDefaultDataConverter().FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
-			continue // a heartbeat of an older build (a byte count)
+		step := -1
+		switch pa.GetActivityType().GetName() {
+		case execActivity:
+			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
+				continue // a heartbeat of an older build (a byte count)
+			}
+		case modelActivity:
+			var m activities.ModelProgress
+			if dc.FromPayloads(pa.GetHeartbeatDetails(), &m) != nil {
+				continue // a heartbeat without details
+			}
+			p, step = activities.ExecProgress{Total: m.Total, Offset: m.Offset, Tail: m.Tail}, m.Step
+		default:
+			continue
 		}
-		key := pa.GetActivityId()
-		if ch, ok := newOutput(p, l.seen[key]); ok {
-			l.seen[key] = p.Total
-			out = append(out, ch)
+		// A retry starts its output again.
+		key := fmt.Sprintf("%s#%d", pa.GetActivityId(), pa.GetAttempt())
+		ch, ok := newOutput(p, l.seen[key])
+		if !ok {
+			continue
 		}
+		l.seen[key] = p.Total
+		if step >= 0 {
+			ch.Kind, ch.Step, ch.Stream, ch.CallID = LiveAgentText, step, "", ""
+		}
+		out = append(out, ch)
 	}
 	return out, nil
 }
@@ -81,7 +118,7 @@ func newOutput(p activities.ExecProgress, seen int64) (LiveChunk, bool) {
 	if p.Total <= seen {
 		return LiveChunk{}, false
 	}
-	ch := LiveChunk{CallID: callOfActivity(p.CallID), Stream: "stdout", Offset: seen}
+	ch := LiveChunk{Kind: LiveCommandOutput, CallID: callOfActivity(p.CallID), Stream: "stdout", Offset: seen}
 	from := seen - p.Offset
 	if from < 0 {
 		ch.Skipped, ch.Offset, from = -from, p.Offset, 0

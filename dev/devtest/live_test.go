@@ -104,3 +104,53 @@ func readAll(t *testing.T, w *World, turnID string) workflows.EventsPage {
 	}
 	return p
 }
+
+// A model call that streams its answer slowly shows its message text to a
+// reader in another client while it streams, under its step.
+func TestLiveTextOfAStreamingModelCall(t *testing.T) {
+	const answer = "the streamed answer, piece by piece"
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Text: answer, ChunkDelayMs: 150},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "live"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := "live-text-thread"
+	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+		workflows.StartTurnRequest{Prompt: "stream text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := workflows.NewLiveOutput(w.Dial(), resp.TurnID)
+	ended := make(chan workflows.TurnResult, 1)
+	go func() { ended <- w.WaitTurn(ctx, id, resp.TurnID) }()
+	var got strings.Builder
+	chunks := 0
+	var res workflows.TurnResult
+poll:
+	for {
+		select {
+		case res = <-ended:
+			break poll
+		case <-time.After(50 * time.Millisecond):
+		}
+		out, err := live.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range out {
+			if ch.Kind != workflows.LiveAgentText || ch.Step != 1 || ch.Skipped != 0 || ch.Offset != int64(got.Len()) {
+				t.Fatalf("chunk %+v after %d bytes", ch, got.Len())
+			}
+			chunks++
+			got.Write(ch.Data)
+		}
+	}
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != answer {
+		t.Fatalf("turn %s: %q %s", res.Status, res.FinalMessage, res.Error)
+	}
+	if chunks < 2 || !strings.HasPrefix(answer, got.String()) || got.Len() == 0 {
+		t.Fatalf("%d chunks of text %q, want pieces of %q", chunks, got.String(), answer)
+	}
+	t.Logf("%d chunks, %d of %d bytes seen while streaming", chunks, got.Len(), len(answer))
+}
