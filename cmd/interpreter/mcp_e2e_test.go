@@ -204,7 +204,7 @@ func callResult(t *testing.T, r *mcpRun, s map[string]any) (threadID, content, t
 
 func mcpScript() *fakemodel.Script {
 	return &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer"}}},
+		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer, streamed", ChunkDelayMs: 100}}},
 		{Match: "slow prompt", Steps: []fakemodel.Step{{DelayMs: 6000, Text: "slow answer"}}},
 		{Match: "prompt three", Steps: []fakemodel.Step{{Text: "third answer"}}},
 		{Match: "prompt four", Steps: []fakemodel.Step{{Text: "fourth answer"}}},
@@ -231,8 +231,8 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	first := run1.step(1, 2*time.Minute)
 	threadA, content, text := callResult(t, run1, first)
 	t.Logf("codex call answered after %s", time.Since(start).Round(time.Millisecond))
-	if threadA == "" || content != "first answer" || text != "first answer" {
-		t.Errorf("codex: threadId %q content %q text %q, want a thread and %q", threadA, content, text, "first answer")
+	if threadA == "" || content != "first answer, streamed" || text != content {
+		t.Errorf("codex: threadId %q content %q text %q, want a thread and %q", threadA, content, text, "first answer, streamed")
 	}
 	// The command's output streams while it runs (exec_command_output_delta,
 	// read from the worker's heartbeats in the dev server, another process).
@@ -244,6 +244,11 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	}
 	if live := liveOutput(run1); !strings.Contains(live, "mcp-step\n") {
 		t.Errorf("exec_command_output_delta chunks %q, want the command's first line while it ran", live)
+	}
+	// The answer streams slowly: its text comes in several deltas that add
+	// up to the message.
+	if deltas := agentDeltas(run1); len(deltas) < 2 || strings.Join(deltas, "") != content {
+		t.Errorf("agent_message_delta %q, want several adding up to %q", deltas, content)
 	}
 	// The TS client drops progress notifications it handles after the
 	// response (its handlers run a tick late), so only some are counted.
@@ -331,6 +336,19 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 		t.Errorf("%d model requests for the killed call's turn, want 1", slow)
 	}
 	t.Logf("whole test took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// agentDeltas are the agent_message_delta texts a client saw.
+func agentDeltas(r *mcpRun) []string {
+	var out []string
+	for _, l := range r.snapshot() {
+		ev, _ := l["event"].(map[string]any)
+		msg, _ := ev["msg"].(map[string]any)
+		if msg["type"] == "agent_message_delta" {
+			out = append(out, msg["delta"].(string))
+		}
+	}
+	return out
 }
 
 // liveOutput joins the decoded chunks of the exec_command_output_delta

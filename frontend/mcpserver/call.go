@@ -182,6 +182,7 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	asks := newAsks(ctx)
 	defer asks.stop()
 	live := &livePoller{c: c, turnID: turnID}
+	live.start(ctx)
 	defer live.stop()
 	// Ask for the result while following: it is there when the log ends.
 	type outcome struct {
@@ -196,16 +197,7 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 		done <- outcome{res, err}
 	}()
 	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
-		command := e.Item != nil && e.Item.Type == workflows.ItemCommandExecution
-		if command && e.Type == workflows.EventItemCompleted {
-			live.stop()
-		}
-		for _, x := range m.messages(e) {
-			c.emit(ctx, turnID, x)
-		}
-		if command && e.Type == workflows.EventItemStarted {
-			live.start(ctx, e.Item)
-		}
+		live.handle(ctx, e, m.messages(e))
 		switch {
 		case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
 			// Asked in the background: a log read after a restart holds
@@ -231,6 +223,7 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	if err != nil {
 		return res, err
 	}
+	live.stop() // no delta after the end
 	for _, x := range endMessages(res) {
 		c.emit(ctx, turnID, x)
 	}

@@ -73,9 +73,9 @@ func (m *eventMapper) begin(it *workflows.Item) []msg {
 func (m *eventMapper) completed(it *workflows.Item) []msg {
 	switch it.Type {
 	case workflows.ItemAgentMessage:
-		// The log holds whole messages: the text comes as one delta, so
-		// clients that build the message from deltas show it too.
-		return []msg{{"type": "agent_message_delta", "delta": it.Text}, {"type": "agent_message", "message": it.Text}}
+		// Its agent_message_delta messages come from the live view (see
+		// livePoller.handle).
+		return []msg{{"type": "agent_message", "message": it.Text}}
 	case workflows.ItemReasoning:
 		return []msg{{"type": "agent_reasoning", "text": it.Text}}
 	case workflows.ItemCommandExecution:

@@ -21,9 +21,11 @@ type fakeTurn struct {
 	result   workflows.TurnResult
 	gate     chan struct{}
 	// live are the successive answers of its live-output reader; Follow
-	// holds the command running until the poller asked for more (drained).
-	live    [][]workflows.LiveChunk
-	drained chan struct{}
+	// holds the turn after event number holdAfter until the poller asked
+	// for more (drained).
+	live      [][]workflows.LiveChunk
+	drained   chan struct{}
+	holdAfter int
 	// ended is closed when a Follow of the turn saw its end.
 	ended  chan struct{}
 	isOver bool
@@ -131,7 +133,7 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 	last := len(t.events) - 1 // the end event waits for the gate
 	for _, e := range t.events[:last] {
 		fn(e)
-		if e.Type == workflows.EventItemStarted && t.drained != nil {
+		if e.Seq == t.holdAfter && t.drained != nil {
 			select {
 			case <-t.drained:
 			case <-ctx.Done():

@@ -17,12 +17,13 @@ func TestCommandOutputDeltas(t *testing.T) {
 		turn := completedTurn("the answer")
 		turn.events[1].Item.CallID = "call_1"
 		turn.events[2].Item.CallID = "call_1"
+		out := workflows.LiveCommandOutput
 		turn.live = [][]workflows.LiveChunk{
-			{{CallID: "call_1", Stream: "stdout", Data: []byte("hel")}, {CallID: "call_9", Stream: "stdout", Data: []byte("other")}},
+			{{Kind: out, CallID: "call_1", Stream: "stdout", Data: []byte("hel")}, {Kind: out, CallID: "call_9", Stream: "stdout", Data: []byte("other")}},
 			nil,
-			{{CallID: "call_1", Stream: "stdout", Offset: 3, Data: []byte("lo\n")}},
+			{{Kind: out, CallID: "call_1", Stream: "stdout", Offset: 3, Data: []byte("lo\n")}},
 		}
-		turn.drained = make(chan struct{})
+		turn.drained, turn.holdAfter = make(chan struct{}), 2 // the command's item.started
 		return turn
 	})
 	res := h.call(context.Background(), ToolCodex, map[string]any{"prompt": "run"})
@@ -48,5 +49,52 @@ func TestCommandOutputDeltas(t *testing.T) {
 	}
 	if d := evs[6].Params["msg"].(map[string]any); d["delta"] != "the answer" {
 		t.Errorf("agent_message_delta %v", d)
+	}
+}
+
+// Text a model call streams goes out as agent_message_delta while it
+// streams (a character cut between two polls waits for its end); the
+// agent_message's own delta carries only the rest.
+func TestAgentMessageDeltas(t *testing.T) {
+	const answer = "héllo world"
+	h := newHarness(t, func(string) *fakeTurn {
+		turn := &fakeTurn{
+			events: []workflows.Event{
+				{Type: workflows.EventTurnStarted},
+				{Type: workflows.EventItemCompleted, Item: &workflows.Item{ID: "item_1", Type: workflows.ItemAgentMessage, Text: answer}},
+				{Type: workflows.EventTurnCompleted},
+			},
+			result: workflows.TurnResult{Status: workflows.StatusCompleted, FinalMessage: answer},
+		}
+		text := func(step int, b []byte) workflows.LiveChunk {
+			return workflows.LiveChunk{Kind: workflows.LiveAgentText, Step: step, Data: b}
+		}
+		b := []byte(answer)
+		turn.live = [][]workflows.LiveChunk{
+			{text(1, b[:2])}, // "h" and half of "é"
+			{text(1, b[2:7])},
+		}
+		turn.drained, turn.holdAfter = make(chan struct{}), 1
+		return turn
+	})
+	res := h.call(context.Background(), ToolCodex, map[string]any{"prompt": "talk"})
+	if res.IsError {
+		t.Fatalf("isError: %s", text(res))
+	}
+	var deltas []string
+	for _, n := range h.rec.notices("codex/event") {
+		m := n.Params["msg"].(map[string]any)
+		switch m["type"] {
+		case "agent_message_delta":
+			deltas = append(deltas, m["delta"].(string))
+		case "agent_message":
+			if m["message"] != answer {
+				t.Errorf("agent_message %v", m)
+			}
+			deltas = append(deltas, "|")
+		}
+	}
+	if want := []string{"h", "éllo ", "world", "|"}; !slices.Equal(deltas, want) {
+		t.Errorf("deltas then message: %q, want %q", deltas, want)
 	}
 }

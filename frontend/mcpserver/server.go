@@ -30,8 +30,8 @@ type Options struct {
 	Log io.Writer
 	// StartTimeout bounds starting a turn; default 2 minutes.
 	StartTimeout time.Duration
-	// LivePoll is how often a running command's output is polled for
-	// exec_command_output_delta; default 100 ms.
+	// LivePoll is how often a followed turn's live output is polled for
+	// agent_message_delta and exec_command_output_delta; default 100 ms.
 	LivePoll time.Duration
 }
 
