@@ -48,6 +48,10 @@ type livePoller struct {
 	textStep   int
 	closedStep int
 	textEpoch  int
+	// waiting are the approvals the turn waits for: nothing runs then, so
+	// nothing is polled. quiet counts polls in a row that brought nothing.
+	waiting map[string]bool
+	quiet   int
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -85,7 +89,16 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 		}
 		l.mu.Lock()
 		cmdEpoch, textEpoch := l.commandEpoch, l.textEpoch
+		// A turn that shows nothing for a while (a long model call that
+		// does not stream, a slow quiet command) is polled every tenth tick.
+		skip := len(l.waiting) > 0 || l.quiet >= quietPolls && l.quiet%10 != 0
+		if skip && len(l.waiting) == 0 {
+			l.quiet++
+		}
 		l.mu.Unlock()
+		if skip {
+			continue
+		}
 		chunks, err := l.reader.Poll(pctx)
 		if err != nil {
 			if pctx.Err() == nil {
@@ -94,6 +107,11 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 			continue
 		}
 		l.mu.Lock()
+		if len(chunks) == 0 {
+			l.quiet++
+		} else {
+			l.quiet = 0
+		}
 		for _, ch := range chunks {
 			if pctx.Err() != nil {
 				break
@@ -111,6 +129,9 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 		l.mu.Unlock()
 	}
 }
+
+// quietPolls is how many empty polls in a row slow the polling down.
+const quietPolls = 30
 
 // agentText sends streamed text as agent_message_delta (lock held). Text
 // of a step an agent_message already carried is dropped, and so is text
@@ -152,6 +173,18 @@ func completeUTF8(b []byte) int {
 func (l *livePoller) handle(ctx context.Context, e workflows.Event, msgs []msg) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.quiet = 0 // the turn moved: look closely again
+	if a := e.Approval; a != nil {
+		switch e.Type {
+		case workflows.EventApprovalRequested:
+			if l.waiting == nil {
+				l.waiting = map[string]bool{}
+			}
+			l.waiting[a.ItemID] = true
+		case workflows.EventApprovalResolved:
+			delete(l.waiting, a.ItemID)
+		}
+	}
 	if it := e.Item; it != nil {
 		switch {
 		case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
