@@ -204,7 +204,7 @@ func callResult(t *testing.T, r *mcpRun, s map[string]any) (threadID, content, t
 
 func mcpScript() *fakemodel.Script {
 	return &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer, streamed", ChunkDelayMs: 100}}},
+		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer, streamed", ChunkDelayMs: 150}}},
 		{Match: "slow prompt", Steps: []fakemodel.Step{{DelayMs: 6000, Text: "slow answer"}}},
 		{Match: "prompt three", Steps: []fakemodel.Step{{Text: "third answer"}}},
 		{Match: "prompt four", Steps: []fakemodel.Step{{Text: "fourth answer"}}},
