@@ -112,7 +112,8 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	for k, v := range in.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	w := io.MultiWriter(logFile, buf)
+	live := &liveTail{}
+	w := io.MultiWriter(logFile, buf, live)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.Stdin = nil
 	// Pdeathsig: a command must not outlive the worker that ran it, or a
@@ -146,6 +147,18 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(a.heartbeatEvery())
 	defer tick.Stop()
+	// Output that grew is heartbeated soon (see [ExecProgress]); the
+	// worker's heartbeat throttle bounds how often it reaches the server.
+	liveTick := time.NewTicker(liveEvery)
+	defer liveTick.Stop()
+	var sent int64
+	heartbeat := func() {
+		if activity.IsActivity(ctx) {
+			p := live.progress(in.CallID)
+			sent = p.Total
+			activity.RecordHeartbeat(ctx, p)
+		}
+	}
 	var waitErr error
 	timedOut := false
 loop:
@@ -158,10 +171,12 @@ loop:
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			waitErr = <-done
 			break loop
-		case <-tick.C:
-			if activity.IsActivity(ctx) {
-				activity.RecordHeartbeat(ctx, buf.Total())
+		case <-liveTick.C:
+			if live.written() != sent {
+				heartbeat()
 			}
+		case <-tick.C:
+			heartbeat()
 		}
 	}
 	out := &ExecOutput{

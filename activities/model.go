@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"time"
@@ -97,16 +98,25 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 	conv := append(prior, in.Append...)
 	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID, External: in.External}
 
-	stop := a.keepHeartbeating(ctx)
+	// The message text streams into live, which heartbeats show (see
+	// [ModelProgress]). Not for harnesses that find commands in the text:
+	// their message is not the raw text.
+	var live *liveTail
+	var text io.Writer
+	if _, ok := h.(harness.Finisher); !ok {
+		live = &liveTail{}
+		text = live
+	}
+	stop := a.keepHeartbeatingLive(ctx, live, in.Step)
 	defer stop()
 	var ans harness.Answer
 	switch route.Wire {
 	case WireResponses:
-		ans, err = streamResponses(ctx, a.openaiClient(in.Provider, base, key), req)
+		ans, err = streamResponsesTo(ctx, a.openaiClient(in.Provider, base, key), req, text)
 	case WireChat:
-		ans, err = streamChat(ctx, a.openaiClient(in.Provider, base, key), req)
+		ans, err = streamChatTo(ctx, a.openaiClient(in.Provider, base, key), req, text)
 	case WireMessages:
-		ans, err = streamMessages(ctx, a.anthropicClient(in.Provider, base, key), req)
+		ans, err = streamMessages(ctx, a.anthropicClient(in.Provider, base, key), req, text)
 	}
 	if err != nil {
 		return nil, classify(in.Provider, err)
@@ -241,6 +251,15 @@ func (a *Activities) anthropicClient(p ProviderSpec, base, key string) anthropic
 // Streamed events do not heartbeat: the first heartbeat is a server round
 // trip, which would be most of the cost of a fast call.
 func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
+	return a.keepHeartbeatingLive(ctx, nil, 0)
+}
+
+// keepHeartbeatingLive is keepHeartbeating whose heartbeats also carry the
+// message text streamed into live so far ([ModelProgress]): soon after it
+// grows, once the call has run for liveAfter, so that fast calls send no
+// heartbeat at all. Heartbeats are sent from this goroutine, never from
+// the stream's.
+func (a *Activities) keepHeartbeatingLive(ctx context.Context, live *liveTail, step int) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -252,6 +271,19 @@ func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
 	go func() {
 		t := time.NewTicker(every)
 		defer t.Stop()
+		lt := time.NewTicker(liveEvery)
+		defer lt.Stop()
+		start := time.Now()
+		var sent int64
+		beat := func() {
+			if live == nil {
+				activity.RecordHeartbeat(ctx)
+				return
+			}
+			p := live.progress("")
+			sent = p.Total
+			activity.RecordHeartbeat(ctx, ModelProgress{Step: step, Total: p.Total, Offset: p.Offset, Tail: p.Tail})
+		}
 		for {
 			select {
 			case <-done:
@@ -259,7 +291,11 @@ func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				beat()
+			case <-lt.C:
+				if live != nil && time.Since(start) >= liveAfter && live.written() != sent {
+					beat()
+				}
 			}
 		}
 	}()

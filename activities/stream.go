@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -15,13 +16,24 @@ import (
 
 var errIncompleteStream = errors.New("stream ended before the response completed")
 
+// The stream functions write the message text to text (nil: nowhere) as
+// it streams in, for the live view of a running call (see [ModelProgress]).
+
 func streamResponses(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
+	return streamResponsesTo(ctx, c, req, nil)
+}
+
+func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
 	stream := c.Responses.NewStreaming(ctx, harness.RenderResponses(req))
 	defer stream.Close()
 	var raw string
 	for stream.Next() {
 		ev := stream.Current()
 		switch ev.Type {
+		case "response.output_text.delta":
+			if text != nil {
+				_, _ = io.WriteString(text, ev.Delta)
+			}
 		case "response.completed", "response.incomplete":
 			raw = ev.Response.RawJSON()
 		case "response.failed":
@@ -44,6 +56,10 @@ func streamResponses(ctx context.Context, c openai.Client, req harness.Request) 
 }
 
 func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
+	return streamChatTo(ctx, c, req, nil)
+}
+
+func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
 	stream := c.Chat.Completions.NewStreaming(ctx, harness.RenderChat(req))
 	defer stream.Close()
 	acc := openai.ChatCompletionAccumulator{}
@@ -55,6 +71,9 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 		for _, ch := range chunk.Choices {
 			if ch.FinishReason != "" {
 				finished = true
+			}
+			if text != nil && ch.Delta.Content != "" {
+				_, _ = io.WriteString(text, ch.Delta.Content)
 			}
 			// Thinking models behind chat APIs (Kimi, DeepSeek, Qwen)
 			// stream their reasoning as reasoning_content.
@@ -75,7 +94,7 @@ func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harn
 	return harness.ParseChat(acc.ChatCompletion, reasoning.String()), nil
 }
 
-func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request) (harness.Answer, error) {
+func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
 	stream := c.Messages.NewStreaming(ctx, harness.RenderMessages(req))
 	defer stream.Close()
 	var msg anthropic.Message
@@ -87,6 +106,9 @@ func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request
 		}
 		if ev.Type == "message_stop" {
 			stopped = true
+		}
+		if text != nil && ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" {
+			_, _ = io.WriteString(text, ev.Delta.Text)
 		}
 	}
 	if err := stream.Err(); err != nil {

@@ -6,6 +6,7 @@ package worker
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -18,6 +19,11 @@ import (
 // DefaultTaskQueue is the shared queue.
 const DefaultTaskQueue = "interpreter"
 
+// DefaultLiveThrottle is how often, at most, a worker sends a running
+// command's or model call's heartbeat (and so its new output) to the
+// server.
+const DefaultLiveThrottle = 200 * time.Millisecond
+
 // Options configure the workers of one process.
 type Options struct {
 	TaskQueue string
@@ -29,6 +35,12 @@ type Options struct {
 	// ToolsOnly makes a workspace-only worker: it polls only HostQueue
 	// (tools), leaving workflows and model calls to the shared workers.
 	ToolsOnly bool
+	// LiveThrottle is the most time between a running command's or model
+	// call's progress heartbeat and the server (front ends read live output
+	// from there);
+	// default [DefaultLiveThrottle]. The SDK's own would be 0.8 × the
+	// heartbeat timeout (4 s).
+	LiveThrottle time.Duration
 	// Tracing adds spans for model calls and tool runs; the client must
 	// carry Tracing.ClientInterceptors. Nil: no tracing.
 	Tracing *Tracing
@@ -49,7 +61,11 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.HostQueue == "" {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
-	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors()}
+	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(),
+		MaxHeartbeatThrottleInterval: o.LiveThrottle}
+	if base.MaxHeartbeatThrottleInterval <= 0 {
+		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
+	}
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)

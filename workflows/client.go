@@ -197,6 +197,7 @@ func Interrupt(ctx context.Context, c client.Client, threadID string) error {
 // restarts and the turn's continue-as-new; events dropped before a reader
 // caught up are skipped (the page's First tells).
 func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) error {
+	failed := 0 // waits refused in a row
 	for {
 		page, err := readEvents(ctx, c, turnID, after)
 		if err != nil {
@@ -210,10 +211,24 @@ func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, 
 			return nil
 		}
 		if len(page.Events) > 0 {
+			failed = 0
 			continue
 		}
-		if err := waitEvents(ctx, c, turnID, after); err != nil {
+		w, err := waitEvents(ctx, c, turnID, after, failed)
+		if err != nil {
 			return err
+		}
+		if w == nil {
+			failed++
+			continue
+		}
+		failed = 0
+		if w.Done && len(w.Events) > 0 && w.Events[0].Seq == after+1 && w.Events[len(w.Events)-1].Seq == w.Last {
+			// The turn ended and its last events came with the answer.
+			for _, e := range w.Events {
+				fn(e)
+			}
+			return nil
 		}
 	}
 }
@@ -253,23 +268,32 @@ func queryTimedOut(ctx context.Context, err error) bool {
 	return errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
 }
 
-func waitEvents(ctx context.Context, c client.Client, turnID string, after int) error {
+// waitEvents blocks until the turn's log grows past after. A nil answer
+// means the wait was refused: the run closed (the turn ended or continued
+// as new) or was busy. The caller reads again; after the first refusal in
+// a row (failed > 0) only after a short pause, so a run that just closed
+// costs no pause and a busy one is not hammered.
+func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (*WaitResponse, error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   turnID,
 		UpdateName:   UpdateWaitEvents,
 		Args:         []any{WaitRequest{After: after, TimeoutMs: 20000}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
+	var resp WaitResponse
 	if err == nil {
-		err = h.Get(ctx, nil)
+		err = h.Get(ctx, &resp)
 	}
-	if err == nil || ctx.Err() != nil {
-		return ctx.Err()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	// The run closed (turn done or continued as new) or the update was
-	// refused while the workflow was busy: fall back to reading again after
-	// a short pause.
-	return sleepCtx(ctx, 50*time.Millisecond)
+	if err == nil {
+		return &resp, nil
+	}
+	if failed == 0 {
+		return nil, nil
+	}
+	return nil, sleepCtx(ctx, 50*time.Millisecond)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -89,8 +89,36 @@ func (l *eventLog) register(ctx workflow.Context) error {
 		_, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool {
 			return l.last > req.After || l.done || l.closing
 		})
-		return WaitResponse{Last: l.last, Done: l.done}, err
+		resp := WaitResponse{Last: l.last, Done: l.done}
+		if l.done {
+			resp.Events = l.final(req.After)
+		}
+		return resp, err
 	})
+}
+
+// finalEventsBudget bounds the events a [WaitResponse] carries: they are
+// copied into the turn's history with the update's result.
+const finalEventsBudget = 16 << 10
+
+// final returns the events after seq after when they all fit the budget
+// (nil otherwise, or when some were dropped at continue-as-new).
+func (l *eventLog) final(after int) []Event {
+	if after+1 < l.first() {
+		return nil
+	}
+	var out []Event
+	size := 0
+	for _, e := range l.events {
+		if e.Seq <= after {
+			continue
+		}
+		if size += eventSize(e); size > finalEventsBudget || len(out) >= 64 {
+			return nil
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // eventSize bounds the JSON size of an event: its strings as encoded

@@ -233,6 +233,10 @@ type Item struct {
 	Tool      string `json:"tool,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
 	Result    string `json:"result,omitempty"`
+	// CallID is the model's id of the tool call a command item runs; a
+	// running command's live output is heartbeated under it (see
+	// [LiveOutput]).
+	CallID string `json:"call_id,omitempty"`
 }
 
 // FileChange is one file of a file_change item.
@@ -333,6 +337,12 @@ type WaitRequest struct {
 type WaitResponse struct {
 	Last int  `json:"last"`
 	Done bool `json:"done"`
+	// Events are the log's last events after the request's After, given
+	// when the turn is done and they are small (the final answer, the
+	// turn's end): the reader then needs no query of the closed run, which
+	// a worker would have to replay. Otherwise nil: read them with
+	// [QueryEvents].
+	Events []Event `json:"events,omitempty"`
 }
 
 // TurnResult is what a finished turn leaves in its thread.

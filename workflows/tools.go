@@ -74,6 +74,7 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 	cmd := commandString(argv)
 	it := t.newItem(ItemCommandExecution)
 	it.Command, it.Cwd, it.Status = cmd, t.workdir(c.Inv.Workdir), StatusInProgress
+	it.CallID = c.Call.CallID
 	policy, mode := sandbox.Policy(cfg.ApprovalPolicy), sandbox.Mode(cfg.SandboxMode)
 	v := sandbox.Assess(policy, mode, argv, c.Inv.Escalate, c.Inv.Justification)
 	legacy := sandbox.Decide(policy, argv)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -62,14 +63,26 @@ type mcpRun struct {
 
 func (e *env) startMCPClient(steps ...map[string]any) *mcpRun {
 	e.t.Helper()
+	return e.startMCPClientElicit(nil, steps...)
+}
+
+// startMCPClientElicit starts a client that declares the elicitation
+// capability and answers with elicit ("never": it never answers); nil
+// declares no capability.
+func (e *env) startMCPClientElicit(elicit any, steps ...map[string]any) *mcpRun {
+	e.t.Helper()
 	dir := mcpClientDir(e.t)
-	spec, err := json.Marshal(map[string]any{
+	m := map[string]any{
 		"command": binary,
 		"args":    []string{"mcp-server"},
 		"env":     map[string]string{"PATH": os.Getenv("PATH"), "HOME": e.home, "INTERPRETER_HOME": e.home},
 		"cwd":     e.work,
 		"steps":   steps,
-	})
+	}
+	if elicit != nil {
+		m["elicit"] = elicit
+	}
+	spec, err := json.Marshal(m)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -191,7 +204,7 @@ func callResult(t *testing.T, r *mcpRun, s map[string]any) (threadID, content, t
 
 func mcpScript() *fakemodel.Script {
 	return &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step"}, {Text: "first answer"}}},
+		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer, streamed", ChunkDelayMs: 150}}},
 		{Match: "slow prompt", Steps: []fakemodel.Step{{DelayMs: 6000, Text: "slow answer"}}},
 		{Match: "prompt three", Steps: []fakemodel.Step{{Text: "third answer"}}},
 		{Match: "prompt four", Steps: []fakemodel.Step{{Text: "fourth answer"}}},
@@ -218,12 +231,24 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	first := run1.step(1, 2*time.Minute)
 	threadA, content, text := callResult(t, run1, first)
 	t.Logf("codex call answered after %s", time.Since(start).Round(time.Millisecond))
-	if threadA == "" || content != "first answer" || text != "first answer" {
-		t.Errorf("codex: threadId %q content %q text %q, want a thread and %q", threadA, content, text, "first answer")
+	if threadA == "" || content != "first answer, streamed" || text != content {
+		t.Errorf("codex: threadId %q content %q text %q, want a thread and %q", threadA, content, text, "first answer, streamed")
 	}
-	wantTypes := []string{"session_configured", "task_started", "exec_command_begin", "exec_command_end", "agent_message", "token_count", "task_complete"}
-	if got := strings.Join(anyStrings(first["eventTypes"]), ","); got != strings.Join(wantTypes, ",") {
-		t.Errorf("codex/event types %s, want %s", got, strings.Join(wantTypes, ","))
+	// The command's output streams while it runs (exec_command_output_delta,
+	// read from the worker's heartbeats in the dev server, another process).
+	wantTypes := []string{"session_configured", "task_started", "exec_command_begin", "exec_command_output_delta",
+		"exec_command_end", "agent_message_delta", "agent_message", "token_count", "task_complete"}
+	types := slices.Compact(anyStrings(first["eventTypes"]))
+	if got := strings.Join(types, ","); got != strings.Join(wantTypes, ",") {
+		t.Errorf("codex/event types %s, want %s (deltas counted once)", got, strings.Join(wantTypes, ","))
+	}
+	if live := liveOutput(run1); !strings.Contains(live, "mcp-step\n") {
+		t.Errorf("exec_command_output_delta chunks %q, want the command's first line while it ran", live)
+	}
+	// The answer streams slowly: its text comes in several deltas that add
+	// up to the message.
+	if deltas := agentDeltas(run1); len(deltas) < 2 || strings.Join(deltas, "") != content {
+		t.Errorf("agent_message_delta %q, want several adding up to %q", deltas, content)
 	}
 	// The TS client drops progress notifications it handles after the
 	// response (its handlers run a tick late), so only some are counted.
@@ -311,6 +336,35 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 		t.Errorf("%d model requests for the killed call's turn, want 1", slow)
 	}
 	t.Logf("whole test took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// agentDeltas are the agent_message_delta texts a client saw.
+func agentDeltas(r *mcpRun) []string {
+	var out []string
+	for _, l := range r.snapshot() {
+		ev, _ := l["event"].(map[string]any)
+		msg, _ := ev["msg"].(map[string]any)
+		if msg["type"] == "agent_message_delta" {
+			out = append(out, msg["delta"].(string))
+		}
+	}
+	return out
+}
+
+// liveOutput joins the decoded chunks of the exec_command_output_delta
+// events a client saw.
+func liveOutput(r *mcpRun) string {
+	var b strings.Builder
+	for _, l := range r.snapshot() {
+		ev, _ := l["event"].(map[string]any)
+		msg, _ := ev["msg"].(map[string]any)
+		if msg["type"] != "exec_command_output_delta" || msg["stream"] != "stdout" {
+			continue
+		}
+		chunk, _ := base64.StdEncoding.DecodeString(msg["chunk"].(string))
+		b.Write(chunk)
+	}
+	return b.String()
 }
 
 func checkToolList(t *testing.T, r *mcpRun, s map[string]any) {

@@ -42,6 +42,9 @@ type Step struct {
 	Repeat int `json:"repeat,omitempty"`
 	// DelayMs is waited before answering; a cancelled request stops the wait.
 	DelayMs int `json:"delay_ms,omitempty"`
+	// ChunkDelayMs is waited between the events of a streamed answer, so
+	// the text arrives piece by piece over time.
+	ChunkDelayMs int `json:"chunk_delay_ms,omitempty"`
 	// FailStatus makes the first FailTimes requests selecting this step answer
 	// with this HTTP status and a provider-shaped JSON error body.
 	FailStatus int `json:"fail_status,omitempty"`
@@ -130,6 +133,8 @@ func (st Step) validate() error {
 		return fmt.Errorf("repeat %d is negative", st.Repeat)
 	case st.DelayMs < 0:
 		return fmt.Errorf("delay_ms %d is negative", st.DelayMs)
+	case st.ChunkDelayMs < 0:
+		return fmt.Errorf("chunk_delay_ms %d is negative", st.ChunkDelayMs)
 	case st.FailStatus != 0 && (st.FailStatus < 400 || st.FailStatus > 599):
 		return fmt.Errorf("fail_status %d is not an HTTP error status (400-599)", st.FailStatus)
 	case st.FailTimes < 0:

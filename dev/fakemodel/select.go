@@ -38,6 +38,7 @@ type reply struct {
 	calls      []call
 	usage      Usage
 	delay      time.Duration
+	chunkDelay time.Duration
 	failStatus int
 	failTimes  int
 	dropStream bool
@@ -111,6 +112,7 @@ func (s *Server) selectReply(c conversation, body []byte) reply {
 	r.key = stepKey{ti, r.step}
 	r.text, r.reasoning = st.Text, st.Reasoning
 	r.delay = time.Duration(st.DelayMs) * time.Millisecond
+	r.chunkDelay = time.Duration(st.ChunkDelayMs) * time.Millisecond
 	r.failStatus, r.failTimes, r.dropStream = st.FailStatus, st.failTimes(), st.DropStream
 	if st.Usage != nil {
 		r.usage = *st.Usage

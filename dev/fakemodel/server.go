@@ -181,7 +181,10 @@ func writeAnswer(w http.ResponseWriter, f wireFormat, q request, rep reply, seq 
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
-	for _, ev := range evs {
+	for i, ev := range evs {
+		if i > 0 && rep.chunkDelay > 0 {
+			time.Sleep(rep.chunkDelay)
+		}
 		var buf bytes.Buffer
 		if ev.name != "" {
 			fmt.Fprintf(&buf, "event: %s\n", ev.name)

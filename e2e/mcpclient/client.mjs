@@ -12,9 +12,16 @@
 //   {"step": i, "op": "list", "tools": [...]}
 //   {"step": i, "op": "call", "result": {...}, "eventTypes": [...], "progress": n}
 //   {"step": i, "op": "call", "error": "...", "eventTypes": [...]}
+//   {"elicitation": params}             each elicitation/create, as sent
 //   {"ok": true}                        at the end
+//
+// With "elicit" in the spec the client declares the elicitation capability
+// and answers every elicitation/create with that object (e.g.
+// {"action": "accept", "content": {}}); "elicit": "never" declares it and
+// never answers.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const spec = JSON.parse(process.argv[2]);
 const print = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
@@ -26,7 +33,15 @@ const transport = new StdioClientTransport({
   cwd: spec.cwd,
   stderr: "inherit",
 });
-const client = new Client({ name: "interpreter-e2e", version: "1.0.0" });
+const client = new Client(
+  { name: "interpreter-e2e", version: "1.0.0" },
+  spec.elicit ? { capabilities: { elicitation: {} } } : undefined,
+);
+if (spec.elicit) {
+  client.setRequestHandler(ElicitRequestSchema, () =>
+    spec.elicit === "never" ? new Promise(() => {}) : spec.elicit,
+  );
+}
 
 let events = [];
 client.fallbackNotificationHandler = async (n) => {
@@ -37,6 +52,13 @@ client.fallbackNotificationHandler = async (n) => {
 
 await client.connect(transport);
 print({ pid: transport.pid });
+// The SDK's schema drops the params it does not know (threadId, codex_*):
+// print them as they came over the wire.
+const onmessage = transport.onmessage;
+transport.onmessage = (message, extra) => {
+  if (message.method === "elicitation/create") print({ elicitation: message.params });
+  onmessage?.(message, extra);
+};
 
 for (const [i, step] of spec.steps.entries()) {
   events = [];

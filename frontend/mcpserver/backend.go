@@ -27,6 +27,9 @@ type Backend interface {
 	Interrupt(ctx context.Context, threadID string) error
 	// Decide delivers a decision for a pending approval.
 	Decide(ctx context.Context, d workflows.ApprovalDecision) error
+	// Live reads the output of the turn's running commands; nil when
+	// there is no way to.
+	Live(turnID string) LiveReader
 }
 
 // Started names a turn that was just accepted, with the config its thread

@@ -162,7 +162,7 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	if err := c.h.conn.notify(ctx, "codex/event", params); err != nil && ctx.Err() == nil {
 		c.h.s.logger.Warn("sending codex/event", "error", err)
 	}
-	if c.token == nil {
+	if c.token == nil || isDelta(m) {
 		return
 	}
 	err := c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: c.token, Progress: progress, Message: summary(m)})
@@ -171,16 +171,33 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	}
 }
 
+// outcomeGrace is how long the result asked for while following may take
+// to come once the turn's log ended.
+const outcomeGrace = 50 * time.Millisecond
+
 // follow reports a turn's events until it ends, then its end, and returns
 // its result.
 func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult, error) {
 	var m eventMapper
 	asks := newAsks(ctx)
 	defer asks.stop()
+	live := &livePoller{c: c, turnID: turnID}
+	live.start(ctx)
+	defer live.stop()
+	// Ask for the result while following: it is there when the log ends.
+	type outcome struct {
+		res workflows.TurnResult
+		err error
+	}
+	octx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := c.h.s.backend.Outcome(octx, turnID)
+		done <- outcome{res, err}
+	}()
 	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
-		for _, x := range m.messages(e) {
-			c.emit(ctx, turnID, x)
-		}
+		live.handle(ctx, e, m.messages(e))
 		switch {
 		case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
 			// Asked in the background: a log read after a restart holds
@@ -193,10 +210,20 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	if err != nil {
 		return workflows.TurnResult{}, err
 	}
-	res, err := c.h.s.backend.Outcome(ctx, turnID)
+	var res workflows.TurnResult
+	select {
+	case o := <-done:
+		res, err = o.res, o.err
+	case <-time.After(outcomeGrace):
+		// The early long poll missed the end (the server lets such a poll
+		// run to its 20 s expiry now and then): ask the closed run anew.
+		cancel()
+		res, err = c.h.s.backend.Outcome(ctx, turnID)
+	}
 	if err != nil {
 		return res, err
 	}
+	live.stop() // no delta after the end
 	for _, x := range endMessages(res) {
 		c.emit(ctx, turnID, x)
 	}

@@ -73,6 +73,8 @@ func (m *eventMapper) begin(it *workflows.Item) []msg {
 func (m *eventMapper) completed(it *workflows.Item) []msg {
 	switch it.Type {
 	case workflows.ItemAgentMessage:
+		// Its agent_message_delta messages come from the live view (see
+		// livePoller.handle).
 		return []msg{{"type": "agent_message", "message": it.Text}}
 	case workflows.ItemReasoning:
 		return []msg{{"type": "agent_reasoning", "text": it.Text}}
@@ -164,6 +166,13 @@ func failure(res workflows.TurnResult) string {
 		return "turn " + res.Status + ": " + res.Error
 	}
 	return "turn " + res.Status
+}
+
+// isDelta tells the streaming messages apart; they get no
+// notifications/progress of their own.
+func isDelta(m msg) bool {
+	t, _ := m["type"].(string)
+	return t == "agent_message_delta" || t == "exec_command_output_delta"
 }
 
 // summary is a short line for notifications/progress.

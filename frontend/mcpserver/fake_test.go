@@ -20,6 +20,15 @@ type fakeTurn struct {
 	events   []workflows.Event
 	result   workflows.TurnResult
 	gate     chan struct{}
+	// live are the successive answers of its live-output reader; Follow
+	// holds the turn after event number holdAfter until the poller asked
+	// for more (drained).
+	live      [][]workflows.LiveChunk
+	drained   chan struct{}
+	holdAfter int
+	// ended is closed when a Follow of the turn saw its end.
+	ended  chan struct{}
+	isOver bool
 }
 
 // fakeBackend is an in-memory Backend. plan scripts the turn a prompt
@@ -78,6 +87,7 @@ func (f *fakeBackend) start(threadID, prompt string) Started {
 	n := len(f.threads[threadID]) + 1
 	id := workflows.TurnWorkflowID(threadID, n)
 	t.threadID = threadID
+	t.ended = make(chan struct{})
 	t.result.TurnID, t.result.Number = id, n
 	for i := range t.events {
 		t.events[i].Seq, t.events[i].TurnID = i+1, id
@@ -123,6 +133,13 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 	last := len(t.events) - 1 // the end event waits for the gate
 	for _, e := range t.events[:last] {
 		fn(e)
+		if e.Seq == t.holdAfter && t.drained != nil {
+			select {
+			case <-t.drained:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 	}
 	f.mu.Lock()
 	gate := t.gate
@@ -139,14 +156,25 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 	if f.running[t.threadID] == turnID {
 		delete(f.running, t.threadID)
 	}
+	if !t.isOver {
+		t.isOver = true
+		close(t.ended)
+	}
 	f.mu.Unlock()
 	return nil
 }
 
-func (f *fakeBackend) Outcome(_ context.Context, turnID string) (workflows.TurnResult, error) {
+// Outcome answers once the turn ended, as the real one does.
+func (f *fakeBackend) Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error) {
+	t := f.turn(turnID)
+	select {
+	case <-t.ended:
+	case <-ctx.Done():
+		return workflows.TurnResult{}, ctx.Err()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.turns[turnID].result, nil
+	return t.result, nil
 }
 
 func (f *fakeBackend) Interrupt(_ context.Context, threadID string) error {
@@ -159,6 +187,37 @@ func (f *fakeBackend) Interrupt(_ context.Context, threadID string) error {
 		t.gate = nil
 	}
 	return nil
+}
+
+func (f *fakeBackend) Live(turnID string) LiveReader {
+	t := f.turn(turnID)
+	if t == nil || t.live == nil {
+		return nil
+	}
+	return &fakeLive{f: f, t: t}
+}
+
+// fakeLive answers polls with the turn's scripted live output.
+type fakeLive struct {
+	f *fakeBackend
+	t *fakeTurn
+	n int
+}
+
+func (l *fakeLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+	l.f.mu.Lock()
+	defer l.f.mu.Unlock()
+	if l.n >= len(l.t.live) {
+		// Polled past the script: the poller sent all it had.
+		if l.n == len(l.t.live) {
+			close(l.t.drained)
+			l.n++
+		}
+		return nil, nil
+	}
+	out := l.t.live[l.n]
+	l.n++
+	return out, nil
 }
 
 // release lets a gated turn end as scripted.

@@ -117,8 +117,8 @@ func TestServeBadLinesEventsAndEOF(t *testing.T) {
 		}
 		break
 	}
-	if events != 7 {
-		t.Errorf("%d codex/event notifications before the response, want 7", events)
+	if events != 8 {
+		t.Errorf("%d codex/event notifications before the response, want 8", events)
 	}
 	c.in.Close()
 	select {

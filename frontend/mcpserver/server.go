@@ -30,6 +30,9 @@ type Options struct {
 	Log io.Writer
 	// StartTimeout bounds starting a turn; default 2 minutes.
 	StartTimeout time.Duration
+	// LivePoll is how often a followed turn's live output is polled for
+	// agent_message_delta and exec_command_output_delta; default 100 ms.
+	LivePoll time.Duration
 }
 
 // Server serves the codex tools over a Backend.
@@ -52,6 +55,9 @@ func New(b Backend, opts Options) *Server {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 2 * time.Minute
+	}
+	if opts.LivePoll <= 0 {
+		opts.LivePoll = 100 * time.Millisecond
 	}
 	logger := slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return &Server{backend: b, opts: opts, logger: logger}

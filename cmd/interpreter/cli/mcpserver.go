@@ -212,3 +212,16 @@ func (m *mcpBackend) Interrupt(ctx context.Context, threadID string) error {
 	}
 	return workflows.Interrupt(ctx, b.client, threadID)
 }
+
+// Live reads the turn's running commands' output from their heartbeats.
+func (m *mcpBackend) Live(turnID string) mcpserver.LiveReader {
+	select {
+	case <-m.ready:
+	default:
+		return nil
+	}
+	if m.b == nil {
+		return nil
+	}
+	return workflows.NewLiveOutput(m.b.client, turnID)
+}

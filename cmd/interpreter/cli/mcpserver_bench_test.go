@@ -22,7 +22,9 @@ import (
 // a codex-reply of one step, against the embedded server with a warm
 // worker (server, worker, fake model and MCP server in one process).
 //
-//	go test ./cmd/interpreter/cli/ -run '^$' -bench MCP -benchtime 20x
+//	go test ./cmd/interpreter/cli/ -run '^$' -bench MCP -benchtime 30x
+//
+// BENCH_LOCAL_MODEL_CALLS=1 runs the model calls as local activities.
 func BenchmarkMCPCodexAndReply(b *testing.B) {
 	echo := func(arg string) fakemodel.Step {
 		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
@@ -74,7 +76,8 @@ wire_api = "responses"
 [temporal]
 task_queue = %q
 host_queue = %q
-`, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test")
+local_model_calls = %t
+`, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test", os.Getenv("BENCH_LOCAL_MODEL_CALLS") == "1")
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,138 @@
+package workflows
+
+// Client side: front ends read the live output of a turn's running
+// commands. Nothing here runs in a workflow.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/interpreter-dev/interpreter/activities"
+)
+
+// Kinds of live output.
+const (
+	// LiveCommandOutput is what a running command wrote.
+	LiveCommandOutput = "command_output"
+	// LiveAgentText is the message text a running model call has streamed.
+	LiveAgentText = "agent_text"
+)
+
+// LiveChunk is output a running command wrote, or message text a running
+// model call streamed, since the previous poll.
+type LiveChunk struct {
+	Kind string
+	// CallID is the tool call the command runs for: the [Item.CallID] of
+	// its command_execution item (commands only).
+	CallID string
+	// Step is the turn's step of the model call (agent text only).
+	Step int
+	// Stream is "stdout": commands write stdout and stderr into one stream,
+	// the one the model reads, and the live output is that stream.
+	Stream string
+	// Offset is the position of Data's first byte in the command's output.
+	Offset int64
+	Data   []byte
+	// Skipped counts bytes written before Data that this reader never saw:
+	// it polled less often than the output outran the heartbeat's tail
+	// ([activities.LiveTailBytes]).
+	Skipped int64
+}
+
+// LiveOutput reads what a turn's running commands write and the text its
+// running model call streams, from the heartbeat details of the turn's
+// pending activities ([activities.ExecProgress],
+// [activities.ModelProgress]), so it works from any process that can reach
+// the Temporal server. Progress reaches the server at most every
+// worker.DefaultLiveThrottle (the workers' heartbeat throttle); poll about
+// that often. Model calls made as local activities show nothing. Not safe
+// for concurrent use.
+type LiveOutput struct {
+	c      client.Client
+	turnID string
+	seen   map[string]int64 // bytes returned so far, by activity id and attempt
+}
+
+// NewLiveOutput reads the live output of the turn with workflow id turnID.
+func NewLiveOutput(c client.Client, turnID string) *LiveOutput {
+	return &LiveOutput{c: c, turnID: turnID, seen: map[string]int64{}}
+}
+
+// Registered names of [activities.Activities.Exec] and
+// [activities.Activities.CallModel].
+const (
+	execActivity  = "Exec"
+	modelActivity = "CallModel"
+)
+
+// Poll returns the output the turn's running commands wrote since the
+// previous call, one chunk per command that wrote something.
+func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
+	d, err := l.c.DescribeWorkflowExecution(ctx, l.turnID, "")
+	if err != nil {
+		return nil, fmt.Errorf("reading live output of %s: %w", l.turnID, err)
+	}
+	var out []LiveChunk
+	dc := converter.GetDefaultDataConverter()
+	for _, pa := range d.GetPendingActivities() {
+		if pa.GetHeartbeatDetails() == nil {
+			continue
+		}
+		var p activities.ExecProgress
+		step := -1
+		switch pa.GetActivityType().GetName() {
+		case execActivity:
+			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
+				continue // a heartbeat of an older build (a byte count)
+			}
+		case modelActivity:
+			var m activities.ModelProgress
+			if dc.FromPayloads(pa.GetHeartbeatDetails(), &m) != nil {
+				continue // a heartbeat without details
+			}
+			p, step = activities.ExecProgress{Total: m.Total, Offset: m.Offset, Tail: m.Tail}, m.Step
+		default:
+			continue
+		}
+		// A retry starts its output again.
+		key := fmt.Sprintf("%s#%d", pa.GetActivityId(), pa.GetAttempt())
+		ch, ok := newOutput(p, l.seen[key])
+		if !ok {
+			continue
+		}
+		l.seen[key] = p.Total
+		if step >= 0 {
+			ch.Kind, ch.Step, ch.Stream, ch.CallID = LiveAgentText, step, "", ""
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// newOutput is what p holds past position seen.
+func newOutput(p activities.ExecProgress, seen int64) (LiveChunk, bool) {
+	if p.Total <= seen {
+		return LiveChunk{}, false
+	}
+	ch := LiveChunk{Kind: LiveCommandOutput, CallID: callOfActivity(p.CallID), Stream: "stdout", Offset: seen}
+	from := seen - p.Offset
+	if from < 0 {
+		ch.Skipped, ch.Offset, from = -from, p.Offset, 0
+	}
+	if from > int64(len(p.Tail)) {
+		return LiveChunk{}, false
+	}
+	ch.Data = p.Tail[from:]
+	return ch, true
+}
+
+// callOfActivity maps the call id an Exec activity ran under to its tool
+// call: a rerun without the sandbox runs under "<call>-unsandboxed" (see
+// turn.runShell) and belongs to the same item.
+func callOfActivity(id string) string {
+	return strings.TrimSuffix(id, "-unsandboxed")
+}
