@@ -64,6 +64,12 @@ type Backend interface {
 	// run of its workflow from its last state).
 	Archive(ctx context.Context, threadID string) error
 	Unarchive(ctx context.Context, threadID string) (ThreadInfo, error)
+
+	// Live reads what a running turn's commands write and its model calls
+	// stream, for item/commandExecution/outputDelta and
+	// item/agentMessage/delta while they happen; nil when there is no
+	// live view.
+	Live(turnID string) LiveReader
 }
 
 // Pending is what a running turn waits for from a client.

@@ -171,6 +171,9 @@ type translator struct {
 	turnID   string
 	now      func() int64 // milliseconds
 	started  map[string]bool
+	// sent is the output of the command item being completed that went
+	// out as live deltas already.
+	sent string
 }
 
 func newTranslator(threadID, turnID string, now func() int64) *translator {
@@ -253,7 +256,11 @@ func (t *translator) translate(e workflows.Event) []notification {
 		case it.Type == workflows.ItemAgentMessage && it.Text != "":
 			out = append(out, t.note("item/agentMessage/delta", map[string]any{"itemId": it.ID, "delta": it.Text}))
 		case it.Type == workflows.ItemCommandExecution && it.AggregatedOutput != "":
-			out = append(out, t.note("item/commandExecution/outputDelta", map[string]any{"itemId": it.ID, "delta": it.AggregatedOutput}))
+			// The output not streamed yet; when the stream does not match
+			// the recorded output, the item itself tells.
+			if strings.HasPrefix(it.AggregatedOutput, t.sent) && len(it.AggregatedOutput) > len(t.sent) {
+				out = append(out, t.note("item/commandExecution/outputDelta", map[string]any{"itemId": it.ID, "delta": it.AggregatedOutput[len(t.sent):]}))
+			}
 		}
 		delete(t.started, it.ID)
 		out = append(out, t.itemCompleted(itemJSON(it)))

@@ -49,6 +49,8 @@ type fakeTurn struct {
 	result    *workflows.TurnResult
 	approvals []workflows.Approval
 	dynamic   []workflows.DynamicCall
+	// live is the live output not polled yet.
+	live []workflows.LiveChunk
 }
 
 func newFakeBackend() *fakeBackend {
@@ -454,4 +456,32 @@ func (b *fakeBackend) Unarchive(_ context.Context, threadID string) (ThreadInfo,
 	}
 	t.info.Archived = false
 	return t.snapshot(), nil
+}
+
+// stream queues live output of a turn for its next poll.
+func (b *fakeBackend) stream(turnID string, chunks ...workflows.LiveChunk) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tu := b.turns[turnID]
+	tu.live = append(tu.live, chunks...)
+}
+
+func (b *fakeBackend) Live(turnID string) LiveReader { return fakeLive{b: b, turnID: turnID} }
+
+// fakeLive hands out a turn's queued live output.
+type fakeLive struct {
+	b      *fakeBackend
+	turnID string
+}
+
+func (l fakeLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	tu := l.b.turns[l.turnID]
+	if tu == nil {
+		return nil, nil
+	}
+	out := tu.live
+	tu.live = nil
+	return out, nil
 }

@@ -39,6 +39,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+	// LivePoll is how often a followed turn's live output is polled
+	// (slower after a while without news, never while an approval is
+	// pending); default 100 ms.
+	LivePoll time.Duration
 }
 
 // Server serves the app-server protocol over a Backend.
@@ -64,6 +68,9 @@ func New(b Backend, opts Options) *Server {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.LivePoll <= 0 {
+		opts.LivePoll = 100 * time.Millisecond
 	}
 	return &Server{backend: b, opts: opts, log: slog.New(slog.NewTextHandler(opts.Log, nil))}
 }

@@ -247,6 +247,10 @@ type follower struct {
 	mu       sync.Mutex
 	finished bool
 	waiters  []func()
+
+	// emitMu orders the log's notifications and the live deltas.
+	emitMu sync.Mutex
+	live   live
 }
 
 // newFollower registers a follower of a turn, to be started once the
@@ -299,6 +303,8 @@ func (f *follower) run() {
 		c.askPending(f.turnID)
 	}
 	ctx := c.ctx
+	stopLive := f.startLive(ctx)
+	defer stopLive()
 	failures := 0
 	for {
 		err := c.s.backend.Follow(ctx, f.turnID, f.after, f.onEvent)
@@ -311,6 +317,7 @@ func (f *follower) run() {
 		failures++
 		c.logf("following turn %s (attempt %d): %v", f.turnID, failures, err)
 		if failures >= 30 {
+			stopLive()
 			f.finish(workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed,
 				Error: fmt.Sprintf("lost track of the turn: %v", err)})
 			return
@@ -321,6 +328,10 @@ func (f *follower) run() {
 		case <-time.After(min(time.Duration(failures)*200*time.Millisecond, 3*time.Second)):
 		}
 	}
+	stopLive()
+	f.emitMu.Lock()
+	f.closeMessage()
+	f.emitMu.Unlock()
 	res, err := c.s.backend.Outcome(ctx, f.turnID)
 	if ctx.Err() != nil {
 		return
@@ -335,6 +346,8 @@ func (f *follower) onEvent(e workflows.Event) {
 	if e.Seq > f.after {
 		f.after = e.Seq
 	}
+	f.emitMu.Lock()
+	defer f.emitMu.Unlock()
 	switch e.Type {
 	case workflows.EventTurnStarted:
 		f.begin()
@@ -343,7 +356,7 @@ func (f *follower) onEvent(e workflows.Event) {
 		return
 	}
 	f.begin()
-	for _, n := range f.tr.translate(e) {
+	for _, n := range f.liveEvent(e) {
 		f.c.notify(n)
 	}
 	f.requests(e)

@@ -551,3 +551,9 @@ func (a *appBackend) latestRun(ctx context.Context, id, runID string) bool {
 	d, err := a.b.client.DescribeWorkflowExecution(ctx, id, "")
 	return err == nil && d.GetWorkflowExecutionInfo().GetExecution().GetRunId() == runID
 }
+
+// Live reads a turn's running commands' output and its model calls'
+// streamed text from their heartbeats.
+func (a *appBackend) Live(turnID string) appserver.LiveReader {
+	return workflows.NewLiveOutput(a.b.client, turnID)
+}

@@ -1,0 +1,273 @@
+package appserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// LiveReader reads what a turn's running commands wrote and its running
+// model call streamed since its previous poll; [workflows.LiveOutput] is
+// the one over Temporal.
+type LiveReader interface {
+	Poll(ctx context.Context) ([]workflows.LiveChunk, error)
+}
+
+// live is the streaming state of a followed turn: what its running command
+// wrote and what its model call streamed, sent as
+// item/commandExecution/outputDelta and item/agentMessage/delta while they
+// happen. The follower holds it and sends the log's notifications and the
+// deltas under one lock (follower.emitMu), so a delta never comes after its
+// item's item/completed; the item's completion then carries only the text
+// not streamed yet, so an item's deltas add up to its final text.
+//
+// Streamed model text has no item yet: the workflow logs the agent
+// message as one completed item once the model call returns. So the first
+// streamed text of a step opens an agentMessage item of this server's own
+// ("<turn>-msg-<step>"): item/started, then the deltas, and the message's
+// item/completed goes out under that id (with the rest of the text as a
+// last delta). thread/read and thread/resume, built from the log, show the
+// message under the workflow's id. A step whose streamed text never
+// becomes a message (its call failed) has its item completed with the
+// text streamed, at the latest when the turn ends.
+type live struct {
+	// command is the running command item; sent is its output sent so far
+	// and cut the start of a character a poll cut.
+	command     *workflows.Item
+	commandSent []byte
+	commandCut  []byte
+	commandEra  int
+
+	// msg is the open agentMessage item of streamed text; msgEra counts
+	// agent messages; closedStep is the last step whose message came.
+	msg        *liveMessage
+	msgEra     int
+	closedStep int
+
+	// waiting are the approvals the turn waits for: nothing runs then,
+	// so nothing is polled. quiet counts polls in a row without news.
+	waiting map[string]bool
+	quiet   int
+}
+
+type liveMessage struct {
+	id   string
+	step int
+	text []byte
+	cut  []byte
+}
+
+// quietPolls is how many empty polls in a row slow the polling down (to
+// every tenth tick).
+const quietPolls = 30
+
+// startLive polls the turn's live output until the returned stop is
+// called; nothing when the backend has no live view of the turn.
+func (f *follower) startLive(ctx context.Context) (stop func()) {
+	reader := f.c.s.backend.Live(f.turnID)
+	if reader == nil {
+		return func() {}
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.poll(pctx, reader)
+	}()
+	return func() { cancel(); <-done }
+}
+
+func (f *follower) poll(ctx context.Context, reader LiveReader) {
+	t := time.NewTicker(f.c.s.opts.LivePoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		f.emitMu.Lock()
+		l := &f.live
+		cmdEra, msgEra := l.commandEra, l.msgEra
+		// Nothing before the turn's beginning went out; nothing while the
+		// turn waits for a client.
+		skip := !f.begun || len(l.waiting) > 0 || l.quiet >= quietPolls && l.quiet%10 != 0
+		if skip && f.begun && len(l.waiting) == 0 {
+			l.quiet++
+		}
+		f.emitMu.Unlock()
+		if skip {
+			continue
+		}
+		chunks, err := reader.Poll(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				f.c.logf("reading the live output of %s: %v", f.turnID, err)
+			}
+			continue
+		}
+		f.emitMu.Lock()
+		if len(chunks) == 0 {
+			l.quiet++
+		} else {
+			l.quiet = 0
+		}
+		for _, ch := range chunks {
+			if ctx.Err() != nil {
+				break
+			}
+			switch ch.Kind {
+			case workflows.LiveCommandOutput:
+				f.commandOutput(ch, cmdEra)
+			case workflows.LiveAgentText:
+				f.agentText(ch, msgEra)
+			}
+		}
+		f.emitMu.Unlock()
+	}
+}
+
+// commandOutput sends a running command's output (f.emitMu held): only output
+// that continues what was sent, of the command item still running.
+func (f *follower) commandOutput(ch workflows.LiveChunk, era int) {
+	l := &f.live
+	c := l.command
+	if l.commandEra != era || c == nil || ch.CallID != c.CallID || ch.Skipped > 0 ||
+		ch.Offset != int64(len(l.commandSent)+len(l.commandCut)) {
+		return
+	}
+	delta := whole(&l.commandCut, ch.Data)
+	if delta == "" {
+		return
+	}
+	l.commandSent = append(l.commandSent, delta...)
+	f.c.notify(f.tr.note("item/commandExecution/outputDelta", map[string]any{"itemId": c.ID, "delta": delta}))
+}
+
+// agentText sends streamed model text (f.emitMu held), opening the step's
+// agentMessage item on its first text. Text of a step whose message came
+// is dropped, and so is text polled across a message when no item was
+// open; text that does not continue the item's (a retried call starting
+// over, output the poller missed) waits for the message's completion,
+// which carries the rest.
+func (f *follower) agentText(ch workflows.LiveChunk, era int) {
+	l := &f.live
+	if ch.Step <= l.closedStep || (l.msgEra != era && l.msg == nil) {
+		return
+	}
+	if l.msg != nil && l.msg.step != ch.Step {
+		if ch.Step < l.msg.step {
+			return
+		}
+		f.closeMessage() // the earlier step's call left no message
+	}
+	if l.msg == nil {
+		if ch.Offset != 0 || ch.Skipped > 0 {
+			return // its start was missed: the message comes whole
+		}
+		l.msg = &liveMessage{id: fmt.Sprintf("%s-msg-%d", f.turnID, ch.Step), step: ch.Step}
+		f.c.notify(f.tr.itemStarted(itemJSON(&workflows.Item{ID: l.msg.id, Type: workflows.ItemAgentMessage})))
+	}
+	m := l.msg
+	if ch.Skipped > 0 || ch.Offset != int64(len(m.text)+len(m.cut)) {
+		return
+	}
+	delta := whole(&m.cut, ch.Data)
+	if delta == "" {
+		return
+	}
+	m.text = append(m.text, delta...)
+	f.c.notify(f.tr.note("item/agentMessage/delta", map[string]any{"itemId": m.id, "delta": delta}))
+}
+
+// closeMessage completes the open agentMessage item with the text it
+// streamed (f.emitMu held): its call ended without a message.
+func (f *follower) closeMessage() {
+	l := &f.live
+	if l.msg == nil {
+		return
+	}
+	f.c.notify(f.tr.itemCompleted(itemJSON(&workflows.Item{ID: l.msg.id, Type: workflows.ItemAgentMessage, Text: string(l.msg.text)})))
+	l.msg = nil
+}
+
+// liveEvent notes what one logged event opens or closes (f.emitMu held) and
+// returns its notifications: the completion of an item that streamed
+// carries only the rest of its text, under the id its deltas used.
+func (f *follower) liveEvent(e workflows.Event) []notification {
+	l := &f.live
+	l.quiet = 0 // the turn moved: look closely again
+	if a := e.Approval; a != nil {
+		switch e.Type {
+		case workflows.EventApprovalRequested:
+			if l.waiting == nil {
+				l.waiting = map[string]bool{}
+			}
+			l.waiting[a.ItemID] = true
+		case workflows.EventApprovalResolved:
+			delete(l.waiting, a.ItemID)
+		}
+	}
+	it := e.Item
+	if it == nil {
+		return f.tr.translate(e)
+	}
+	switch {
+	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
+		c := *it
+		l.command, l.commandSent, l.commandCut = &c, nil, nil
+	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemCompleted:
+		sent := ""
+		if l.command != nil && l.command.ID == it.ID {
+			sent = string(l.commandSent)
+			l.command, l.commandSent, l.commandCut = nil, nil, nil
+		}
+		l.commandEra++
+		f.tr.sent = sent
+		out := f.tr.translate(e)
+		f.tr.sent = ""
+		return out
+	case it.Type == workflows.ItemAgentMessage && e.Type == workflows.EventItemCompleted:
+		l.msgEra++
+		m := l.msg
+		if m == nil {
+			return f.tr.translate(e)
+		}
+		l.msg, l.closedStep = nil, max(l.closedStep, m.step)
+		var out []notification
+		if sent := string(m.text); strings.HasPrefix(it.Text, sent) && len(it.Text) > len(sent) {
+			out = append(out, f.tr.note("item/agentMessage/delta", map[string]any{"itemId": m.id, "delta": it.Text[len(sent):]}))
+		}
+		c := *it
+		c.ID = m.id
+		return append(out, f.tr.itemCompleted(itemJSON(&c)))
+	}
+	return f.tr.translate(e)
+}
+
+// whole appends b to the start of a character a previous chunk cut and
+// returns the complete characters, keeping the cut one's start in cut.
+func whole(cut *[]byte, b []byte) string {
+	all := append(*cut, b...)
+	n := completeUTF8(all)
+	*cut = append([]byte(nil), all[n:]...)
+	return string(all[:n])
+}
+
+// completeUTF8 is the length of b's longest prefix that does not end in
+// the middle of a character.
+func completeUTF8(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
