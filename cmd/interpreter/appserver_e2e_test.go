@@ -184,7 +184,8 @@ func itemsOf(notes []map[string]any, method string) []map[string]any {
 // continuation turn on the same thread that keeps the whole history.
 func TestAppServerOrchestratorFlow(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "ABC-1", Steps: []fakemodel.Step{{Reasoning: "look first", Shell: "echo app-server-marker"}, {Text: "first turn done"}}},
+		{Match: "ABC-1", Steps: []fakemodel.Step{{Reasoning: "look first", Shell: "echo app-server-marker; sleep 1; echo app-server-later"},
+			{Text: "first turn done, streamed", ChunkDelayMs: 150}}},
 		{Match: "continue", Steps: []fakemodel.Step{{Text: "second turn done"}}},
 		{Match: "forked", Steps: []fakemodel.Step{{Text: "fork turn done"}}},
 	}})
@@ -237,8 +238,48 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 	if !strings.Contains(cmd["aggregatedOutput"].(string), "app-server-marker") || cmd["exitCode"].(float64) != 0 || cmd["status"] != "completed" {
 		t.Fatalf("command item %v", cmd)
 	}
-	if completed[3]["text"] != "first turn done" {
+	if completed[3]["text"] != "first turn done, streamed" {
 		t.Fatalf("final message %v", completed[3])
+	}
+	// The command's output streams while it runs (read from the worker's
+	// heartbeats in the dev server) and the answer while the model writes
+	// it: deltas between each item's item/started and item/completed that
+	// add up to its final text.
+	for _, c := range []struct {
+		method string
+		item   map[string]any
+		final  string
+	}{
+		{"item/commandExecution/outputDelta", cmd, cmd["aggregatedOutput"].(string)},
+		{"item/agentMessage/delta", completed[3], "first turn done, streamed"},
+	} {
+		itemID := c.item["id"].(string)
+		startedAt, completedAt := -1, -1
+		var deltas []string
+		var deltaAt []int
+		for i, n := range notes {
+			p := noteParams(n)
+			switch n["method"] {
+			case "item/started", "item/completed":
+				if it := p["item"].(map[string]any); it["id"] == itemID && n["method"] == "item/started" {
+					startedAt = i
+				} else if it["id"] == itemID {
+					completedAt = i
+				}
+			case c.method:
+				if p["itemId"] == itemID {
+					deltas, deltaAt = append(deltas, p["delta"].(string)), append(deltaAt, i)
+				}
+			}
+		}
+		if len(deltas) < 2 || strings.Join(deltas, "") != c.final || startedAt < 0 || startedAt > deltaAt[0] || completedAt < deltaAt[len(deltaAt)-1] {
+			t.Errorf("%s of %s: %q at %v (started at %d, completed at %d), want several adding up to %q", c.method, itemID, deltas, deltaAt,
+				startedAt, completedAt, c.final)
+		}
+	}
+	// The first line went out on its own, while the command slept.
+	if d := deltaWith(notes, "item/commandExecution/outputDelta", cmd["id"].(string), "app-server-marker"); d == "" || strings.Contains(d, "app-server-later") {
+		t.Errorf("output delta %q: the command's first line did not go out on its own", d)
 	}
 
 	// The continuation turn: same thread, the model sees the whole history.
@@ -689,4 +730,14 @@ func TestAppServerRequestUserInput(t *testing.T) {
 	if len(e.model.Server.RequestsContaining("db: SQLite")) == 0 {
 		t.Fatalf("the model never read the user's answer")
 	}
+}
+
+// deltaWith is the first delta of one item by method that contains s.
+func deltaWith(notes []map[string]any, method, itemID, s string) string {
+	for _, n := range notes {
+		if p := noteParams(n); n["method"] == method && p["itemId"] == itemID && strings.Contains(p["delta"].(string), s) {
+			return p["delta"].(string)
+		}
+	}
+	return ""
 }
