@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -66,6 +68,9 @@ func (m *eventMapper) begin(it *workflows.Item) []msg {
 	case workflows.ItemFileChange:
 		m.began[it.ID] = true
 		return []msg{{"type": "patch_apply_begin", "call_id": it.ID, "auto_approved": true, "changes": changes(it)}}
+	case workflows.ItemMCPToolCall:
+		m.began[it.ID] = true
+		return []msg{{"type": "mcp_tool_call_begin", "call_id": it.ID, "invocation": invocation(it)}}
 	}
 	return nil
 }
@@ -83,6 +88,8 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 	case workflows.ItemFileChange:
 		return append(m.begin(it), msg{"type": "patch_apply_end", "call_id": it.ID, "success": it.Status == workflows.StatusCompleted,
 			"stdout": "", "stderr": "", "changes": changes(it)})
+	case workflows.ItemMCPToolCall:
+		return append(m.begin(it), mcpEnd(it))
 	case workflows.ItemTodoList:
 		plan := make([]any, 0, len(it.Items))
 		for _, t := range it.Items {
@@ -106,14 +113,54 @@ func execEnd(it *workflows.Item) msg {
 	if it.ExitCode != nil {
 		exit = *it.ExitCode
 	}
-	d := time.Duration(it.DurationMs) * time.Millisecond
 	return msg{
 		"type": "exec_command_end", "call_id": it.ID, "command": argv(it.Command), "cwd": it.Cwd,
 		"exit_code": exit, "stdout": it.AggregatedOutput, "stderr": "",
 		"aggregated_output": it.AggregatedOutput, "formatted_output": it.AggregatedOutput,
-		"duration": map[string]any{"secs": int64(d / time.Second), "nanos": int64(d % time.Second)},
+		"duration": duration(it.DurationMs),
 		"status":   it.Status,
 	}
+}
+
+// invocation is Codex's McpInvocation: the server, its tool and the
+// arguments as JSON (null when there are none).
+func invocation(it *workflows.Item) map[string]any {
+	var args any
+	switch {
+	case it.Arguments == "":
+	case json.Valid([]byte(it.Arguments)):
+		args = json.RawMessage(it.Arguments)
+	default:
+		args = it.Arguments // not JSON: shown as the model wrote it
+	}
+	return map[string]any{"server": it.Server, "tool": it.Tool, "arguments": args}
+}
+
+// mcpEnd is Codex's mcp_tool_call_end. Its result serializes as Rust's
+// Result does: {"Ok": CallToolResult} with the result text as one text
+// block, or {"Err": message} for a call that failed or was interrupted
+// (the log does not tell a tool's own error result from a failed call, and
+// both are failures to a client: Codex's is_success is false for either).
+func mcpEnd(it *workflows.Item) msg {
+	var result map[string]any
+	if it.Status == workflows.StatusCompleted {
+		result = map[string]any{"Ok": map[string]any{
+			"content": []any{map[string]any{"type": "text", "text": it.Result}}, "isError": false}}
+	} else {
+		errText := it.Message
+		if errText == "" {
+			errText = "the call failed"
+		}
+		result = map[string]any{"Err": errText}
+	}
+	return msg{"type": "mcp_tool_call_end", "call_id": it.ID, "invocation": invocation(it),
+		"duration": duration(it.DurationMs), "result": result}
+}
+
+// duration is a Rust Duration as serde writes it.
+func duration(ms int64) map[string]any {
+	d := time.Duration(ms) * time.Millisecond
+	return map[string]any{"secs": int64(d / time.Second), "nanos": int64(d % time.Second)}
 }
 
 // argv shows a command the way Codex's events do, as an argument vector;
@@ -182,6 +229,10 @@ func summary(m msg) string {
 	case "exec_command_begin":
 		if cmd, ok := m["command"].([]string); ok && len(cmd) > 0 {
 			return "running: " + cmd[len(cmd)-1]
+		}
+	case "mcp_tool_call_begin":
+		if inv, ok := m["invocation"].(map[string]any); ok {
+			return fmt.Sprintf("calling: %v · %v", inv["server"], inv["tool"])
 		}
 	case "agent_message":
 		return "agent message"
