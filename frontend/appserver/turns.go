@@ -160,12 +160,24 @@ func (c *conn) turnInterrupt(id json.RawMessage, raw json.RawMessage) (*result, 
 		return nil, invalidRequest("no active turn to interrupt")
 	}
 	c.background(func() {
-		if err := c.interruptWhenRunning(p.ThreadID, p.TurnID, running == p.TurnID); err != nil {
+		reply := func() { c.respond(id, map[string]any{}) }
+		// The answer goes out just before turn/completed: registered before
+		// the signal, so a turn that stops at once cannot finish first.
+		result := make(chan error, 1)
+		waiting := f != nil && f.onFinish(func() {
+			if <-result == nil {
+				reply()
+			}
+		})
+		err := c.interruptWhenRunning(p.ThreadID, p.TurnID, running == p.TurnID)
+		if waiting {
+			result <- err
+		}
+		if err != nil {
 			c.fail(id, err)
 			return
 		}
-		reply := func() { c.respond(id, map[string]any{}) }
-		if f != nil && f.onFinish(reply) {
+		if waiting {
 			return
 		}
 		if _, err := c.s.backend.Outcome(c.ctx, p.TurnID); err != nil {
