@@ -122,6 +122,9 @@ type MCPCallToolInput struct {
 type MCPCallToolOutput struct {
 	Output  string `json:"output"`
 	IsError bool   `json:"is_error,omitempty"`
+	// DurationMs is how long the call took (with the server's start, if
+	// it had to be started).
+	DurationMs int64 `json:"duration_ms,omitempty"`
 }
 
 // MCPCallTool calls a tool once. A tool that reports an error, times out
@@ -151,11 +154,12 @@ func (a *Activities) MCPCallTool(ctx context.Context, in MCPCallToolInput) (MCPC
 			}
 		}()
 	}
+	start := time.Now()
 	res, err := a.MCP().CallTool(ctx, in.ThreadID, in.Server, in.Tool, in.Arguments, in.MaxOutput)
 	if err != nil {
 		return MCPCallToolOutput{}, err
 	}
-	return MCPCallToolOutput{Output: res.Text, IsError: res.IsError}, nil
+	return MCPCallToolOutput{Output: res.Text, IsError: res.IsError, DurationMs: max(time.Since(start).Milliseconds(), 1)}, nil
 }
 
 // MCPCallTimeout bounds [Activities.MCPCallTool]: starting the server

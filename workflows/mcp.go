@@ -145,6 +145,7 @@ func (t *turn) runMCP(ctx workflow.Context, c activities.DecodedCall, x harness.
 	} else {
 		it.Result = out.Output
 	}
+	it.DurationMs = out.DurationMs
 	t.log.add(Event{Type: EventItemCompleted, Item: it})
 	reply.Text, reply.Error = out.Output, out.IsError
 	return reply

@@ -80,7 +80,7 @@ func TestRecordToolsHistories(t *testing.T) {
 	if !answered {
 		t.Fatal("the dynamic tool was never asked")
 	}
-	if mcpItem == nil || mcpItem.Status != workflows.StatusCompleted || !strings.Contains(mcpItem.Result, "hello") {
+	if mcpItem == nil || mcpItem.Status != workflows.StatusCompleted || !strings.Contains(mcpItem.Result, "hello") || mcpItem.DurationMs <= 0 {
 		t.Fatalf("mcp call: %+v", mcpItem)
 	}
 	if body := string(w.Model.Server.Requests()[0].Body); !strings.Contains(body, "probe") || !strings.Contains(body, "mcp__probe__echo") {
