@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,9 +42,10 @@ func (s Secrets) getenv(name string) string {
 // resolved is a server with its secret values, as one worker connects it.
 type resolved struct {
 	Server
-	env   map[string]string
-	token string
-	key   string
+	env     map[string]string
+	token   string
+	headers map[string]string // values of EnvHTTPHeaders
+	key     string
 }
 
 // resolve looks up a server's secret values; a missing one is an error
@@ -65,12 +68,23 @@ func (p *Pool) resolve(scope string, s Server) (resolved, error) {
 			return r, fmt.Errorf("mcp server %q: bearer_token_env_var %s is not set on this host", s.Name, s.BearerTokenEnvVar)
 		}
 	}
+	for _, h := range slices.Sorted(maps.Keys(s.EnvHTTPHeaders)) {
+		v := p.Secrets.getenv(s.EnvHTTPHeaders[h])
+		if v == "" {
+			return r, fmt.Errorf("mcp server %q: env_http_headers.%s: variable %s is not set on this host", s.Name, h, s.EnvHTTPHeaders[h])
+		}
+		if r.headers == nil {
+			r.headers = map[string]string{}
+		}
+		r.headers[h] = v
+	}
 	b, _ := json.Marshal(struct {
-		Scope string
-		S     Server
-		Env   map[string]string
-		Token string
-	}{scope, s, r.env, r.token})
+		Scope   string
+		S       Server
+		Env     map[string]string
+		Token   string
+		Headers map[string]string
+	}{scope, s, r.env, r.token, r.headers})
 	sum := sha256.Sum256(b)
 	r.key = hex.EncodeToString(sum[:])
 	return r, nil
@@ -86,6 +100,9 @@ func (r resolved) redactor() *Redactor {
 	var tokens []string
 	if r.token != "" {
 		tokens = append(tokens, r.token)
+	}
+	for _, h := range slices.Sorted(maps.Keys(r.headers)) {
+		tokens = append(tokens, r.headers[h])
 	}
 	return NewRedactor(tokens, vals)
 }
@@ -269,6 +286,9 @@ func (p *Pool) connect(ctx context.Context, r resolved) (*session, error) {
 	case TransportHTTP:
 		headers := http.Header{}
 		for k, v := range r.HTTPHeaders {
+			headers.Set(k, v)
+		}
+		for k, v := range r.headers {
 			headers.Set(k, v)
 		}
 		if r.token != "" {

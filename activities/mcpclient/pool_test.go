@@ -281,6 +281,18 @@ func TestHTTPBearerToken(t *testing.T) {
 	if res := call(t, p, good, "header", `{"message":"X-Team"}`); res.Text != "X-Team: blue" {
 		t.Errorf("extra header: %+v", res)
 	}
+	// A secret header comes from the worker's environment and is redacted.
+	env["TEAM_KEY"] = "team-key-5f3a9c"
+	keyed := good
+	keyed.Name, keyed.EnvHTTPHeaders = "api-keyed", map[string]string{"X-Api-Key": "TEAM_KEY"}
+	if res := call(t, p, keyed, "header", `{"message":"X-Api-Key"}`); res.IsError || res.Text != "X-Api-Key: "+mcpclient.Redacted {
+		t.Errorf("env http header: %+v", res)
+	}
+	keyed.Name, keyed.EnvHTTPHeaders = "api-keyless", map[string]string{"X-Api-Key": "NO_SUCH_KEY"}
+	if _, err := p.ListTools(context.Background(), "th", keyed); err == nil ||
+		!strings.Contains(err.Error(), `mcp server "api-keyless": env_http_headers.X-Api-Key: variable NO_SUCH_KEY is not set`) {
+		t.Errorf("unset env http header variable: %v", err)
+	}
 
 	bad := mcpclient.Server{Name: "api-bad", URL: hs.URL, BearerTokenEnvVar: "BAD_TOKEN"}
 	if _, err := p.ListTools(context.Background(), "th", bad); err == nil || !strings.Contains(err.Error(), `mcp server "api-bad" failed to start`) {

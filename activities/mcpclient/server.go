@@ -65,7 +65,11 @@ type Server struct {
 	URL               string            `json:"url,omitempty"`
 	BearerTokenEnvVar string            `json:"bearer_token_env_var,omitempty"`
 	HTTPHeaders       map[string]string `json:"http_headers,omitempty"`
-	ProtocolVersion   string            `json:"protocol_version,omitempty"`
+	// EnvHTTPHeaders are headers whose values are secret: header name to
+	// the variable holding the value, read on the worker like the bearer
+	// token (and redacted from output like it).
+	EnvHTTPHeaders  map[string]string `json:"env_http_headers,omitempty"`
+	ProtocolVersion string            `json:"protocol_version,omitempty"`
 
 	// EnabledTools, when not nil, is an allow list of the server's tool
 	// names (an empty list allows none); DisabledTools is a deny list
@@ -123,8 +127,8 @@ func (s Server) Validate() error {
 		if s.ProtocolVersion != "" && !slices.Contains(ProtocolVersions, s.ProtocolVersion) {
 			return fmt.Errorf("invalid %s %q: want one of %v", key("protocol_version"), s.ProtocolVersion, ProtocolVersions)
 		}
-	} else if s.BearerTokenEnvVar != "" || len(s.HTTPHeaders) > 0 || s.ProtocolVersion != "" {
-		return fmt.Errorf("%s: bearer_token_env_var, http_headers and protocol_version belong to streamable_http servers, and this one has a command", key("command"))
+	} else if s.BearerTokenEnvVar != "" || len(s.HTTPHeaders) > 0 || len(s.EnvHTTPHeaders) > 0 || s.ProtocolVersion != "" {
+		return fmt.Errorf("%s: bearer_token_env_var, http_headers, env_http_headers and protocol_version belong to streamable_http servers, and this one has a command", key("command"))
 	}
 	if s.StartupTimeout < 0 {
 		return fmt.Errorf("invalid %s: must not be negative", key("startup_timeout_sec"))

@@ -184,6 +184,7 @@ type mcpStatus struct {
 	URL               string            `json:"url,omitempty"`
 	BearerTokenEnvVar string            `json:"bearer_token_env_var,omitempty"`
 	HTTPHeaders       map[string]string `json:"http_headers,omitempty"`
+	EnvHTTPHeaders    map[string]string `json:"env_http_headers,omitempty"`
 	ProtocolVersion   string            `json:"protocol_version,omitempty"`
 	EnabledTools      []string          `json:"enabled_tools,omitempty"`
 	DisabledTools     []string          `json:"disabled_tools,omitempty"`
@@ -206,7 +207,7 @@ func probeMCP(ctx context.Context, servers []config.MCPServer, env map[string]ma
 	done := make(chan struct{})
 	for i, s := range servers {
 		st := mcpStatus{Name: s.Name, Transport: s.Transport(), Command: s.Command, Args: s.Args, Cwd: s.Cwd, Env: s.Env,
-			URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: s.HTTPHeaders, ProtocolVersion: s.ProtocolVersion,
+			URL: s.URL, BearerTokenEnvVar: s.BearerTokenEnvVar, HTTPHeaders: s.HTTPHeaders, EnvHTTPHeaders: s.EnvHTTPHeaders, ProtocolVersion: s.ProtocolVersion,
 			EnabledTools: s.EnabledTools, DisabledTools: s.DisabledTools, Required: s.Required, Enabled: s.Enabled,
 			StartupTimeoutSec: s.Startup().Seconds(), ToolTimeoutSec: s.CallTimeout().Seconds(), Tools: []string{}}
 		out[i] = st
@@ -308,6 +309,9 @@ func (m *McpGetCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		}
 		for _, k := range sortedStrings(s.HTTPHeaders) {
 			fmt.Fprintf(w, "  http header: %s: %s\n", k, s.HTTPHeaders[k])
+		}
+		for _, k := range sortedStrings(s.EnvHTTPHeaders) {
+			fmt.Fprintf(w, "  http header: %s: from $%s\n", k, s.EnvHTTPHeaders[k])
 		}
 		if s.ProtocolVersion != "" {
 			fmt.Fprintf(w, "  protocol_version: %s\n", s.ProtocolVersion)

@@ -30,7 +30,7 @@ func (c *Config) MCPServerList() []MCPServer {
 // mcpKeys are the keys of an [mcp_servers.<name>] table.
 var mcpKeys = map[string]bool{
 	"command": true, "args": true, "env": true, "cwd": true,
-	"url": true, "bearer_token_env_var": true, "http_headers": true, "protocol_version": true,
+	"url": true, "bearer_token_env_var": true, "http_headers": true, "env_http_headers": true, "protocol_version": true,
 	"enabled_tools": true, "disabled_tools": true, "startup_timeout_sec": true, "tool_timeout_sec": true,
 	"required": true, "enabled": true,
 }
@@ -69,6 +69,7 @@ func parseMCPServers(raw map[string]map[string]any) ([]MCPServer, []string, erro
 		s.URL = p.str("url")
 		s.BearerTokenEnvVar = p.str("bearer_token_env_var")
 		s.HTTPHeaders = p.table("http_headers")
+		s.EnvHTTPHeaders = p.table("env_http_headers")
 		s.ProtocolVersion = p.str("protocol_version")
 		s.EnabledTools = p.strs("enabled_tools")
 		if _, ok := t["enabled_tools"]; ok && s.EnabledTools == nil {
