@@ -119,11 +119,21 @@ type Pool struct {
 	// Version is sent as the client's version.
 	Version string
 
+	// StartupCooldown: a server that did not start within its startup
+	// timeout is not tried again for this long (the error comes at once),
+	// so a hanging optional server does not cost every turn its whole
+	// startup timeout. 0 tries every time.
+	StartupCooldown time.Duration
+
 	client *mcp.Client
 	cache  *expirable.LRU[string, *session]
 	mu     sync.Mutex
 	locks  map[string]*sync.Mutex
+	slow   map[string]time.Time // when a server last failed to start in time, by key
 }
+
+// DefaultStartupCooldown is [Pool.StartupCooldown] of a new pool.
+const DefaultStartupCooldown = time.Minute
 
 type session struct {
 	cs     *mcp.ClientSession
@@ -194,7 +204,8 @@ func NewPool(size int, sec Secrets) *Pool {
 	c := expirable.NewLRU(size, func(_ string, s *session) { s.retire() }, IdleTimeout)
 	client := mcp.NewClient(&mcp.Implementation{Name: "interpreter", Version: "dev"},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
-	return &Pool{Secrets: sec, client: client, cache: c, locks: map[string]*sync.Mutex{}}
+	return &Pool{Secrets: sec, client: client, cache: c, locks: map[string]*sync.Mutex{},
+		StartupCooldown: DefaultStartupCooldown, slow: map[string]time.Time{}}
 }
 
 // Close closes every session (calls still running fail).
@@ -244,12 +255,18 @@ func (p *Pool) session(ctx context.Context, r resolved) (_ *session, fresh bool,
 		return s, false, nil
 	}
 	p.cache.Remove(r.key) // a dead or idle-expired one
+	if err := p.coolingDown(r); err != nil {
+		return nil, false, err
+	}
 
 	cctx, cancel := context.WithTimeout(ctx, r.Startup())
 	defer cancel()
 	s, err := p.connect(cctx, r)
 	if err != nil {
 		if cctx.Err() != nil && ctx.Err() == nil {
+			p.mu.Lock()
+			p.slow[r.key] = time.Now()
+			p.mu.Unlock()
 			return nil, false, fmt.Errorf("mcp server %q did not start within startup_timeout_sec (%s)%s", r.Name, r.Startup(), s.stderrNote())
 		}
 		return nil, false, fmt.Errorf("mcp server %q failed to start: %v%s", r.Name, err, s.stderrNote())
@@ -257,7 +274,27 @@ func (p *Pool) session(ctx context.Context, r resolved) (_ *session, fresh bool,
 	s.key = r.key
 	s.acquire()
 	p.cache.Add(r.key, s)
+	p.mu.Lock()
+	delete(p.slow, r.key)
+	p.mu.Unlock()
 	return s, true, nil
+}
+
+// coolingDown refuses, at once, a server that recently did not start in
+// time (see [Pool.StartupCooldown]).
+func (p *Pool) coolingDown(r resolved) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at, ok := p.slow[r.key]
+	if !ok || p.StartupCooldown <= 0 {
+		return nil
+	}
+	if ago := time.Since(at); ago < p.StartupCooldown {
+		return fmt.Errorf("mcp server %q did not start within startup_timeout_sec (%s) %s ago; it is tried again %s after that",
+			r.Name, r.Startup(), ago.Round(time.Second), p.StartupCooldown)
+	}
+	delete(p.slow, r.key)
+	return nil
 }
 
 // drop removes s (if it is still the cached session) and retires it.

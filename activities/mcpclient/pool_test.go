@@ -230,6 +230,17 @@ func TestStartupTimeout(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %s", d)
 	}
+	// Not tried again during the cooldown: the next turn is not held up.
+	_, err = p.ListTools(context.Background(), "th", srv)
+	if err == nil || !strings.Contains(err.Error(), `ago; it is tried again 1m0s after that`) {
+		t.Errorf("ListTools during the cooldown: %v", err)
+	}
+	// Without a cooldown it is tried (and times out) again.
+	p.StartupCooldown = 0
+	_, err = p.ListTools(context.Background(), "th", srv)
+	if err == nil || !strings.Contains(err.Error(), `did not start within startup_timeout_sec (500ms)`) || strings.Contains(err.Error(), "tried again") {
+		t.Errorf("ListTools without a cooldown: %v", err)
+	}
 }
 
 func TestEvictionClosesSessions(t *testing.T) {
