@@ -39,7 +39,9 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 	}
 	everything := mcptest.Everything(t)
 	run(0, append([]string{"mcp", "add", "everything", "--env", "DOCS_TOKEN=" + secret, "--"}, everything...)...)
-	run(0, "mcp", "add", "broken", "--", "/nonexistent/mcp-server")
+	if p := run(0, "mcp", "add", "broken", "--", "/nonexistent/mcp-server"); !strings.Contains(p.stderr.String(), "warning: /nonexistent/mcp-server is not found here") {
+		t.Errorf("mcp add of a missing command gave no warning; stderr:\n%s", p.stderr)
+	}
 	run(0, "mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--bearer-token-env-var", "NO_SUCH_TOKEN_VAR_E2E")
 	text, _ := os.ReadFile(cfgPath)
 	text = append(text, "\n[mcp_servers.off]\ncommand = \"/nonexistent/off\"\nenabled = false\n"...)

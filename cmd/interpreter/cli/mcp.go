@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -136,6 +137,13 @@ func (m *McpAddCmd) Run(g *Globals, stdio Stdio) error {
 		return err
 	}
 	fmt.Fprintf(stdio.Out, "Added MCP server %s to %s\n", m.Name, path)
+	if len(cmd) > 0 {
+		// Kept anyway: the workers that start it may have it where this
+		// shell does not.
+		if _, err := exec.LookPath(cmd[0]); err != nil {
+			fmt.Fprintf(stdio.Err, "warning: %s is not found here (%v); the server will fail to start on a host without it (check with `interpreter mcp get %s`)\n", cmd[0], err, m.Name)
+		}
+	}
 	return nil
 }
 
