@@ -249,7 +249,7 @@ func TestStallTimeoutFailsTheTurn(t *testing.T) {
 		}
 		return answer(n, "done"), nil
 	}}
-	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(20*time.Second).Return(model.CallModel)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(20 * time.Second).Return(model.CallModel)
 	env.OnActivity(a.Exec, mock.Anything, mock.Anything).After(5*time.Minute).Return(&activities.ExecOutput{ExitCode: 0}, nil)
 	cfg := testConfig()
 	cfg.StallTimeout = time.Minute
@@ -278,7 +278,7 @@ func TestStallTimeoutDoesNotCountApprovalWaits(t *testing.T) {
 func TestStallTimeoutOffByDefault(t *testing.T) {
 	env := newEnv(t)
 	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "slow"), nil }}
-	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(3*time.Hour).Return(model.CallModel)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(3 * time.Hour).Return(model.CallModel)
 	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
 	res := turnResult(t, env)
 	require.Equal(t, StatusCompleted, res.Status)

@@ -3,8 +3,8 @@ package workflows
 import (
 	"time"
 
-	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
+	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
