@@ -136,3 +136,42 @@ func newOutput(p activities.ExecProgress, seen int64) (LiveChunk, bool) {
 func callOfActivity(id string) string {
 	return strings.TrimSuffix(id, "-unsandboxed")
 }
+
+// LiveQuietPolls is how many empty polls in a row slow a [LivePace] down
+// (to every tenth tick).
+const LiveQuietPolls = 30
+
+// LivePace is how front ends pace their polls of a turn's live output: every
+// tick while the turn shows news, every tenth tick once it has been quiet
+// for a while (a long model call that does not stream, a slow silent
+// command), and never while the turn waits for a client (nothing runs
+// then). The zero value is ready; it is not safe for concurrent use.
+type LivePace struct{ quiet int }
+
+// Due tells whether to poll at this tick; waiting: the turn waits for a
+// client (or has not begun).
+func (p *LivePace) Due(waiting bool) bool {
+	if waiting {
+		return false
+	}
+	if p.quiet >= LiveQuietPolls && p.quiet%10 != 0 {
+		p.quiet++
+		return false
+	}
+	return true
+}
+
+// Polled records what a poll brought.
+func (p *LivePace) Polled(news bool) {
+	if news {
+		p.quiet = 0
+	} else {
+		p.quiet++
+	}
+}
+
+// Moved records that the turn's log moved: look closely again.
+func (p *LivePace) Moved() { p.quiet = 0 }
+
+// Quiet is the number of ticks in a row without news.
+func (p *LivePace) Quiet() int { return p.quiet }

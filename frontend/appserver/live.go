@@ -49,9 +49,9 @@ type live struct {
 	closedStep int
 
 	// waiting are the approvals the turn waits for: nothing runs then,
-	// so nothing is polled. quiet counts polls in a row without news.
+	// so nothing is polled. pace slows polling down while nothing happens.
 	waiting map[string]bool
-	quiet   int
+	pace    workflows.LivePace
 }
 
 type liveMessage struct {
@@ -60,10 +60,6 @@ type liveMessage struct {
 	text []byte
 	cut  []byte
 }
-
-// quietPolls is how many empty polls in a row slow the polling down (to
-// every tenth tick).
-const quietPolls = 30
 
 // startLive polls the turn's live output until the returned stop is
 // called; nothing when the backend has no live view of the turn.
@@ -95,10 +91,7 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 		cmdEra, msgEra := l.commandEra, l.msgEra
 		// Nothing before the turn's beginning went out; nothing while the
 		// turn waits for a client.
-		skip := !f.begun || len(l.waiting) > 0 || l.quiet >= quietPolls && l.quiet%10 != 0
-		if skip && f.begun && len(l.waiting) == 0 {
-			l.quiet++
-		}
+		skip := !l.pace.Due(!f.begun || len(l.waiting) > 0)
 		f.emitMu.Unlock()
 		if skip {
 			continue
@@ -111,11 +104,7 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 			continue
 		}
 		f.emitMu.Lock()
-		if len(chunks) == 0 {
-			l.quiet++
-		} else {
-			l.quiet = 0
-		}
+		l.pace.Polled(len(chunks) > 0)
 		for _, ch := range chunks {
 			if ctx.Err() != nil {
 				break
@@ -200,7 +189,7 @@ func (f *follower) closeMessage() {
 // carries only the rest of its text, under the id its deltas used.
 func (f *follower) liveEvent(e workflows.Event) []notification {
 	l := &f.live
-	l.quiet = 0 // the turn moved: look closely again
+	l.pace.Moved()
 	if a := e.Approval; a != nil {
 		switch e.Type {
 		case workflows.EventApprovalRequested:

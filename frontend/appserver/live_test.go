@@ -186,7 +186,7 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 	f.liveEvent(workflows.Event{Type: workflows.EventApprovalResolved, Approval: approval})
 	f.emitMu.Unlock()
 	deadline := time.Now().Add(10 * time.Second)
-	for reader.count() < quietPolls+20 {
+	for reader.count() < workflows.LiveQuietPolls+20 {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d polls after the approval was resolved", reader.count())
 		}
@@ -194,7 +194,7 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 	}
 	// Past quietPolls empty polls, one tick in ten polls.
 	f.emitMu.Lock()
-	quiet := f.live.quiet
+	quiet := f.live.pace.Quiet()
 	f.emitMu.Unlock()
 	if polls := reader.count(); polls >= quiet-5 {
 		t.Errorf("%d polls in %d quiet ticks: no slowing down", polls, quiet)

@@ -49,9 +49,9 @@ type livePoller struct {
 	closedStep int
 	textEpoch  int
 	// waiting are the approvals the turn waits for: nothing runs then, so
-	// nothing is polled. quiet counts polls in a row that brought nothing.
+	// nothing is polled. pace slows polling down while nothing happens.
 	waiting map[string]bool
-	quiet   int
+	pace    workflows.LivePace
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -91,10 +91,7 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 		cmdEpoch, textEpoch := l.commandEpoch, l.textEpoch
 		// A turn that shows nothing for a while (a long model call that
 		// does not stream, a slow quiet command) is polled every tenth tick.
-		skip := len(l.waiting) > 0 || l.quiet >= quietPolls && l.quiet%10 != 0
-		if skip && len(l.waiting) == 0 {
-			l.quiet++
-		}
+		skip := !l.pace.Due(len(l.waiting) > 0)
 		l.mu.Unlock()
 		if skip {
 			continue
@@ -107,11 +104,7 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 			continue
 		}
 		l.mu.Lock()
-		if len(chunks) == 0 {
-			l.quiet++
-		} else {
-			l.quiet = 0
-		}
+		l.pace.Polled(len(chunks) > 0)
 		for _, ch := range chunks {
 			if pctx.Err() != nil {
 				break
@@ -129,9 +122,6 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 		l.mu.Unlock()
 	}
 }
-
-// quietPolls is how many empty polls in a row slow the polling down.
-const quietPolls = 30
 
 // agentText sends streamed text as agent_message_delta (lock held). Text
 // of a step an agent_message already carried is dropped, and so is text
@@ -173,7 +163,7 @@ func completeUTF8(b []byte) int {
 func (l *livePoller) handle(ctx context.Context, e workflows.Event, msgs []msg) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.quiet = 0 // the turn moved: look closely again
+	l.pace.Moved()
 	if a := e.Approval; a != nil {
 		switch e.Type {
 		case workflows.EventApprovalRequested:

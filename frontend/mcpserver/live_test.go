@@ -146,7 +146,7 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 	}
 	l.handle(ctx, workflows.Event{Type: workflows.EventApprovalResolved, Approval: approval}, nil)
 	deadline := time.Now().Add(10 * time.Second)
-	for reader.count() < quietPolls+20 {
+	for reader.count() < workflows.LiveQuietPolls+20 {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d polls after the approval was resolved", reader.count())
 		}
@@ -154,7 +154,7 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 	}
 	// Past quietPolls empty polls, one tick in ten polls.
 	l.mu.Lock()
-	quiet := l.quiet
+	quiet := l.pace.Quiet()
 	l.mu.Unlock()
 	if polls := reader.count(); polls >= quiet-5 {
 		t.Errorf("%d polls in %d quiet ticks: no slowing down", polls, quiet)
