@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -269,6 +270,7 @@ func (p *Pool) session(ctx context.Context, r resolved) (_ *session, fresh bool,
 			p.mu.Unlock()
 			return nil, false, fmt.Errorf("mcp server %q did not start within startup_timeout_sec (%s)%s", r.Name, r.Startup(), s.stderrNote())
 		}
+		s.awaitStderr(time.Second)
 		return nil, false, fmt.Errorf("mcp server %q failed to start: %v%s", r.Name, err, s.stderrNote())
 	}
 	s.key = r.key
@@ -317,8 +319,15 @@ func (p *Pool) connect(ctx context.Context, r resolved) (*session, error) {
 		cmd := exec.Command(r.Command, r.Args...)
 		cmd.Dir = r.Cwd
 		cmd.Env = stdioEnv(r.env)
-		s.stderr = &tail{max: 4 << 10}
-		cmd.Stderr = s.stderr
+		s.stderr = newTail(4 << 10)
+		w, err := s.stderr.pipe()
+		if err != nil {
+			return s, fmt.Errorf("creating the stderr pipe: %w", err)
+		}
+		// The child holds its own copy once started; ours must go so
+		// that the reader sees EOF when the server exits.
+		defer w.Close()
+		cmd.Stderr = w
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	case TransportHTTP:
 		headers := http.Header{}
@@ -533,6 +542,8 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 		return finish(fmt.Sprintf("mcp server %q: the result of tool %q is larger than %d MiB, the most this client reads; it was dropped, and the server will be restarted at the next call",
 			s.Name, tool, mcp.DefaultMaxLineLength>>20), true)
 	}
+	// A server that died may still be flushing its last words.
+	sess.awaitStderr(time.Second)
 	return finish(fmt.Sprintf("mcp server %q: tool %q failed: the connection to the server was lost (%v)%s; the server will be restarted at the next call", s.Name, tool, err, sess.stderrNote()), true)
 }
 
@@ -577,6 +588,34 @@ type tail struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
+	eof chan struct{} // closed once the pipe's writers are all gone
+}
+
+func newTail(max int) *tail { return &tail{max: max, eof: make(chan struct{})} }
+
+// pipe returns the write end of a pipe whose output t keeps.
+func (t *tail) pipe() (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		defer close(t.eof)
+		defer r.Close()
+		_, _ = io.Copy(t, r)
+	}()
+	return w, nil
+}
+
+// awaitStderr waits up to d for the server's stderr to close.
+func (s *session) awaitStderr(d time.Duration) {
+	if s == nil || s.stderr == nil {
+		return
+	}
+	select {
+	case <-s.stderr.eof:
+	case <-time.After(d):
+	}
 }
 
 func (t *tail) Write(p []byte) (int, error) {
