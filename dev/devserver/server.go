@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
@@ -290,13 +291,21 @@ func newLogger(verbose bool) (log.Logger, zap.AtomicLevel) {
 // FreePort finds a free TCP port on localhost. It draws from below the
 // kernel's ephemeral range (32768 and up), where outgoing connections take
 // their ports, so a port found free is much less likely to be taken before
-// the server binds it.
+// the server binds it. A port is handed out once per process: a server
+// needs several, and one probed free but not bound yet is still free to
+// the next probe.
 func FreePort() (int, error) {
+	handedOut.Lock()
+	defer handedOut.Unlock()
 	for i := 0; i < 200; i++ {
 		port := 20000 + rand.IntN(12000)
+		if handedOut.ports[port] {
+			continue
+		}
 		l, err := net.Listen("tcp", net.JoinHostPort(localhost, strconv.Itoa(port)))
 		if err == nil {
 			l.Close()
+			handedOut.ports[port] = true
 			return port, nil
 		}
 	}
@@ -305,5 +314,12 @@ func FreePort() (int, error) {
 		return 0, fmt.Errorf("finding a free port: %w", err)
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	port := l.Addr().(*net.TCPAddr).Port
+	handedOut.ports[port] = true
+	return port, nil
 }
+
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
