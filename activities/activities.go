@@ -46,6 +46,11 @@ type Activities struct {
 	// the user's home directory.
 	SkillsUserHome string
 
+	// HostQueue is the workspace host queue this worker serves (set by
+	// the worker); work that must run on the workspace host may run
+	// in-process when a turn names this queue.
+	HostQueue string
+
 	// MCPEnv holds the values of MCP servers' env variables on this worker
 	// (server name, then variable): threads carry only the names.
 	MCPEnv map[string]map[string]string

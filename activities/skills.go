@@ -14,6 +14,11 @@ type SkillsInput struct {
 	ThreadID string `json:"thread_id"`
 	// Cwd is the thread's working directory on the workspace host.
 	Cwd string `json:"cwd"`
+	// HostQueue, when set, names the workspace host the discovery must run
+	// on: a worker that does not serve that queue answers Elsewhere
+	// without looking. (Set when the call is a local activity, which runs
+	// on whichever worker holds the turn.)
+	HostQueue string `json:"host_queue,omitempty"`
 }
 
 // SkillsOutput is what a turn offers: the enabled skills, the MCP servers
@@ -30,6 +35,9 @@ type SkillsOutput struct {
 	// Conflict is set when two enabled skills declare the same server
 	// differently: the turn cannot be prepared (it names both skills).
 	Conflict string `json:"conflict,omitempty"`
+	// Elsewhere says this worker is not the workspace host asked for
+	// (SkillsInput.HostQueue): nothing was discovered.
+	Elsewhere bool `json:"elsewhere,omitempty"`
 }
 
 // DiscoverSkills finds the skills of a working directory on the workspace
@@ -39,6 +47,10 @@ type SkillsOutput struct {
 // in the output; only infrastructure failures are errors.
 func (a *Activities) DiscoverSkills(ctx context.Context, in SkillsInput) (*SkillsOutput, error) {
 	out := &SkillsOutput{}
+	if in.HostQueue != "" && in.HostQueue != a.HostQueue {
+		out.Elsewhere = true
+		return out, nil
+	}
 	var settings skills.Settings
 	if a.SkillSettings != nil {
 		st, err := a.SkillSettings()

@@ -66,6 +66,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if base.MaxHeartbeatThrottleInterval <= 0 {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
 	}
+	o.Activities.HostQueue = o.HostQueue
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
@@ -89,6 +90,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared.RegisterWorkflowWithOptions(workflows.MemoryConsolidationWorkflow, workflow.RegisterOptions{Name: "MemoryConsolidationWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.ScheduledMemoryWorkflow, workflow.RegisterOptions{Name: "ScheduledMemoryWorkflow"})
 	w.shared.RegisterActivity(o.Activities.CallModel)
+	// Also run in-process, as a local activity, when a turn's workspace
+	// host is this worker (see workflows: skills).
+	w.shared.RegisterActivity(o.Activities.DiscoverSkills)
 	w.shared.RegisterActivity(o.Activities.Compact)
 	w.shared.RegisterActivity(o.Activities.ExtractMemory)
 	w.shared.RegisterActivity(o.Activities.LoadMemory)

@@ -10,6 +10,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -73,10 +74,23 @@ func StartTurn(ctx context.Context, c client.Client, threadID string, req StartT
 		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
 			return resp, err
 		}
-		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+		if err := sleepCtx(ctx, retryPause(attempt)); err != nil {
 			return resp, err
 		}
 	}
+}
+
+// retryPause paces asking a thread again for a turn whose predecessor has
+// ended: usually the thread takes in the end within a workflow task, so
+// the first retry goes at once.
+func retryPause(attempt int) time.Duration {
+	switch attempt {
+	case 0:
+		return 0
+	case 1:
+		return 5 * time.Millisecond
+	}
+	return 20 * time.Millisecond
 }
 
 func turnClosed(ctx context.Context, c client.Client, turnID string) bool {
@@ -197,40 +211,117 @@ func Interrupt(ctx context.Context, c client.Client, threadID string) error {
 // restarts and the turn's continue-as-new; events dropped before a reader
 // caught up are skipped (the page's First tells).
 func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) error {
+	_, err := FollowTurnResult(ctx, c, turnID, after, fn)
+	return err
+}
+
+// FollowTurnResult is [FollowTurn] that also returns the turn's result
+// when it came with the last events (usually); nil means ask
+// [TurnOutcome].
+//
+// Events come with the answers of the wait update; a query of the log
+// is the fallback when they are too big to carry, when the reader fell
+// behind, or when the wait was refused and the closed run's result does
+// not hold them.
+func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) (*TurnResult, error) {
 	failed := 0 // waits refused in a row
 	for {
+		w, err := waitEvents(ctx, c, turnID, after, failed)
+		if err != nil {
+			return nil, err
+		}
+		if w != nil && continues(w.Events, after, w.Last) {
+			failed = 0
+			for _, e := range w.Events {
+				fn(e)
+			}
+			after = w.Last
+			if w.Done {
+				return w.Result, nil
+			}
+			continue
+		}
+		if w == nil {
+			if res := closedResult(ctx, c, turnID); res != nil && tailFollows(res.Tail, after) {
+				// The run closed while we waited: its result has the
+				// last events, so no query has to replay it.
+				for _, e := range res.Tail {
+					if e.Seq > after {
+						fn(e)
+					}
+				}
+				res.Tail = nil
+				return res, nil
+			}
+		}
 		page, err := readEvents(ctx, c, turnID, after)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, e := range page.Events {
 			fn(e)
 			after = e.Seq
 		}
 		if page.Done && after >= page.Last {
-			return nil
+			return nil, nil
 		}
-		if len(page.Events) > 0 {
+		switch {
+		case len(page.Events) > 0 || w != nil:
 			failed = 0
-			continue
-		}
-		w, err := waitEvents(ctx, c, turnID, after, failed)
-		if err != nil {
-			return err
-		}
-		if w == nil {
+		default:
 			failed++
-			continue
-		}
-		failed = 0
-		if w.Done && len(w.Events) > 0 && w.Events[0].Seq == after+1 && w.Events[len(w.Events)-1].Seq == w.Last {
-			// The turn ended and its last events came with the answer.
-			for _, e := range w.Events {
-				fn(e)
-			}
-			return nil
 		}
 	}
+}
+
+// continues tells whether events are all the events after seq after up to
+// last.
+func continues(events []Event, after, last int) bool {
+	if len(events) == 0 {
+		return false
+	}
+	return events[0].Seq == after+1 && events[len(events)-1].Seq == last
+}
+
+// tailFollows tells whether events continue a reader that has seen up to
+// after and end the turn.
+func tailFollows(events []Event, after int) bool {
+	if len(events) == 0 || events[0].Seq > after+1 {
+		return false
+	}
+	switch events[len(events)-1].Type {
+	case EventTurnCompleted, EventTurnFailed:
+		return true
+	}
+	return false
+}
+
+// closedResult is the result of the turn's current run when that run has
+// completed (nil when it runs, continued as new, or failed).
+func closedResult(ctx context.Context, c client.Client, turnID string) *TurnResult {
+	d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
+	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		// Still running (a read of its close event would wait for it),
+		// continued as new, ended otherwise, or not there yet.
+		return nil
+	}
+	it := c.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	if !it.HasNext() {
+		return nil
+	}
+	ev, err := it.Next()
+	if err != nil {
+		return nil
+	}
+	done := ev.GetWorkflowExecutionCompletedEventAttributes()
+	if done == nil || len(done.GetResult().GetPayloads()) == 0 {
+		return nil
+	}
+	var res TurnResult
+	if err := converter.GetDefaultDataConverter().FromPayload(done.GetResult().GetPayloads()[0], &res); err != nil {
+		return nil
+	}
+	return &res
 }
 
 func readEvents(ctx context.Context, c client.Client, turnID string, after int) (EventsPage, error) {

@@ -6,14 +6,18 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// eventLog is a turn's numbered event log. Readers query pages of it and
-// block on an update until it grows; neither copies events into history.
+// eventLog is a turn's numbered event log. Readers block on an update
+// until it grows, which answers with the new events when they are small
+// (they are then copied into history once); bigger ones, or a reader
+// that fell behind, query pages of it.
 type eventLog struct {
 	turnID  string
 	events  []Event
 	last    int
 	done    bool
 	closing bool
+	// result is the turn's result once done, for waiting readers.
+	result *TurnResult
 	// lastAt is when the last event was added, kept when now is set (the
 	// stall timeout needs it).
 	lastAt time.Time
@@ -89,21 +93,21 @@ func (l *eventLog) register(ctx workflow.Context) error {
 		_, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool {
 			return l.last > req.After || l.done || l.closing
 		})
-		resp := WaitResponse{Last: l.last, Done: l.done}
-		if l.done {
-			resp.Events = l.final(req.After)
+		resp := WaitResponse{Last: l.last, Done: l.done, Events: l.since(req.After)}
+		if l.done && resp.Events != nil {
+			resp.Result = l.result
 		}
 		return resp, err
 	})
 }
 
-// finalEventsBudget bounds the events a [WaitResponse] carries: they are
+// waitEventsBudget bounds the events a [WaitResponse] carries: they are
 // copied into the turn's history with the update's result.
-const finalEventsBudget = 16 << 10
+const waitEventsBudget = 16 << 10
 
-// final returns the events after seq after when they all fit the budget
+// since returns the events after seq after when they all fit the budget
 // (nil otherwise, or when some were dropped at continue-as-new).
-func (l *eventLog) final(after int) []Event {
+func (l *eventLog) since(after int) []Event {
 	if after+1 < l.first() {
 		return nil
 	}
@@ -113,7 +117,7 @@ func (l *eventLog) final(after int) []Event {
 		if e.Seq <= after {
 			continue
 		}
-		if size += eventSize(e); size > finalEventsBudget || len(out) >= 64 {
+		if size += eventSize(e); size > waitEventsBudget || len(out) >= 64 {
 			return nil
 		}
 		out = append(out, e)

@@ -53,19 +53,19 @@ func TestFinalEventsOnlyWhenSmall(t *testing.T) {
 	l.add(Event{Type: EventTurnStarted})
 	l.add(Event{Type: EventItemCompleted, Item: &Item{ID: "item_1", Type: ItemAgentMessage, Text: "answer"}})
 	l.add(Event{Type: EventTurnCompleted})
-	if got := l.final(1); len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 {
-		t.Fatalf("final(1) = %v, want events 2 and 3", got)
+	if got := l.since(1); len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 {
+		t.Fatalf("since(1) = %v, want events 2 and 3", got)
 	}
-	if got := l.final(3); got != nil {
-		t.Fatalf("final(3) = %v, want nothing", got)
+	if got := l.since(3); got != nil {
+		t.Fatalf("since(3) = %v, want nothing", got)
 	}
-	l.add(Event{Type: EventItemCompleted, Item: &Item{ID: "item_2", Type: ItemAgentMessage, Text: strings.Repeat("x", finalEventsBudget)}})
-	if got := l.final(1); got != nil {
-		t.Fatalf("final(1) over budget = %d events, want none", len(got))
+	l.add(Event{Type: EventItemCompleted, Item: &Item{ID: "item_2", Type: ItemAgentMessage, Text: strings.Repeat("x", waitEventsBudget)}})
+	if got := l.since(1); got != nil {
+		t.Fatalf("since(1) over budget = %d events, want none", len(got))
 	}
 	carried, last := l.tail(1, 1<<20)
 	dropped := newEventLog(carried, last, "t/turn-1")
-	if got := dropped.final(1); got != nil {
+	if got := dropped.since(1); got != nil {
 		t.Fatalf("final after dropped events = %v, want none", got)
 	}
 }

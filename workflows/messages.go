@@ -337,12 +337,14 @@ type WaitRequest struct {
 type WaitResponse struct {
 	Last int  `json:"last"`
 	Done bool `json:"done"`
-	// Events are the log's last events after the request's After, given
-	// when the turn is done and they are small (the final answer, the
-	// turn's end): the reader then needs no query of the closed run, which
-	// a worker would have to replay. Otherwise nil: read them with
-	// [QueryEvents].
+	// Events are the log's events after the request's After when they
+	// are small (the usual case: a message, a command's start or end);
+	// otherwise nil: read them with [QueryEvents].
 	Events []Event `json:"events,omitempty"`
+	// Result is the turn's result, given with Events when the turn is
+	// done (without its unsent tool outputs, which only the thread needs),
+	// so the reader need not wait for the run to close to learn it.
+	Result *TurnResult `json:"result,omitempty"`
 }
 
 // TurnResult is what a finished turn leaves in its thread.
@@ -366,6 +368,11 @@ type TurnResult struct {
 	// ContextTokens is the size of the conversation at the turn's last
 	// model call (its input and output tokens).
 	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// Tail are the turn's last events (a few, within a small budget), for
+	// a reader that comes after the run closed: reading them from the
+	// result costs no replay, which a query of a closed run would. The
+	// thread does not keep them.
+	Tail []Event `json:"tail,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].

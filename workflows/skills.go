@@ -25,15 +25,7 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 	if workflow.GetVersion(ctx, skillsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return nil
 	}
-	cfg := t.in.Config
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		TaskQueue:           cfg.HostQueue,
-		StartToCloseTimeout: time.Minute,
-		Summary:             "skills · " + cfg.Cwd,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
-	var out activities.SkillsOutput
-	err := workflow.ExecuteActivity(actx, acts.DiscoverSkills, activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd}).Get(ctx, &out)
+	out, err := t.discoverSkills(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			t.warn("skills are not available in this turn: " + rootMessage(err))
@@ -49,6 +41,43 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 		return errors.New(out.Conflict)
 	}
 	return nil
+}
+
+// skillsHereVersion guards trying the discovery in-process first.
+const skillsHereVersion = "skills-here"
+
+// discoverSkills runs the discovery on the workspace host. When the worker
+// running this turn is that host, as with `interpreter dev`, it runs
+// in-process (a local activity, inside the current workflow task), which
+// saves a workflow task and an activity dispatch per turn; otherwise that
+// attempt answers at once that it is elsewhere, and a regular activity on
+// the host queue does the work.
+func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, error) {
+	cfg := t.in.Config
+	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd}
+	var out activities.SkillsOutput
+	if cfg.HostQueue != "" && workflow.GetVersion(ctx, skillsHereVersion, workflow.DefaultVersion, 1) == 1 {
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			Summary:             "skills · " + cfg.Cwd,
+			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+		})
+		here := in
+		here.HostQueue = cfg.HostQueue
+		err := workflow.ExecuteLocalActivity(lctx, acts.DiscoverSkills, here).Get(ctx, &out)
+		if err != nil || !out.Elsewhere {
+			return out, err
+		}
+		out = activities.SkillsOutput{}
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:           cfg.HostQueue,
+		StartToCloseTimeout: time.Minute,
+		Summary:             "skills · " + cfg.Cwd,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	err := workflow.ExecuteActivity(actx, acts.DiscoverSkills, in).Get(ctx, &out)
+	return out, err
 }
 
 // envSkills is the skills listing the harness renders in the system

@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -36,6 +37,10 @@ func TestTurnOffersSkills(t *testing.T) {
 	})
 	servers := []skills.MCPDependency{{Name: "cloud", Transport: skills.TransportHTTP, URL: "https://cloud/mcp", BearerTokenEnvVar: "CLOUD_TOKEN", Skills: []string{"deploy"}}}
 	env.OnActivity(a.DiscoverSkills, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SkillsInput) (*activities.SkillsOutput, error) {
+		if in.HostQueue != "" {
+			// The in-process attempt, on a worker that is not the host.
+			return &activities.SkillsOutput{Elsewhere: true}, nil
+		}
 		got = in
 		return &activities.SkillsOutput{Skills: []skills.Skill{deploySkill, reviewSkill}, Servers: servers,
 			Warnings: []string{`skill "broken" skipped: openai.yaml: dependencies.tools[0] (value "x"): field "headers": unknown field`}}, nil
@@ -77,6 +82,37 @@ func TestTurnOffersSkills(t *testing.T) {
 	require.Len(t, errs, 1)
 	require.Contains(t, errs[0].Item.Message, `skill "broken" skipped`)
 	require.Contains(t, errs[0].Item.Message, `field "headers"`)
+}
+
+// When the worker running the turn serves the workspace host's queue,
+// the discovery runs in-process (a local activity): no activity goes to
+// the host queue, and the skills reach the model all the same.
+func TestSkillsDiscoveredInProcessOnTheHost(t *testing.T) {
+	env := newEnv(t)
+	var regular, local []string
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		regular = append(regular, info.ActivityType.Name)
+	})
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		local = append(local, info.ActivityType.Name)
+	})
+	env.OnActivity(a.DiscoverSkills, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.SkillsInput) (*activities.SkillsOutput, error) {
+		if in.HostQueue != "host" {
+			return nil, fmt.Errorf("asked for host queue %q", in.HostQueue)
+		}
+		return &activities.SkillsOutput{Skills: []skills.Skill{reviewSkill}}, nil
+	})
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "done"), nil }}
+	mockModel(env, model)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
+
+	res := turnResult(t, env)
+	require.Equal(t, StatusCompleted, res.Status)
+	require.Equal(t, []string{"DiscoverSkills"}, local)
+	require.NotContains(t, regular, "DiscoverSkills")
+	calls := model.calls()
+	require.Len(t, calls, 1)
+	require.Equal(t, []harness.Skill{{Name: "review", Description: "Review a change.", Path: "/home/u/.agents/skills/review/SKILL.md"}}, calls[0].Env.Skills)
 }
 
 // Two skills declaring the same server differently: the turn fails before

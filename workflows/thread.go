@@ -25,6 +25,9 @@ type thread struct {
 	archived bool
 	// compacting is set while [UpdateCompact] runs.
 	compacting bool
+	// child is the running turn's workflow; once it is ready the turn has
+	// ended, though the thread may not have taken in its result yet.
+	child workflow.ChildWorkflowFuture
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -140,13 +143,21 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	if t.compacting {
 		return fmt.Errorf("thread %s is compacting its context; send the turn again when that is done", t.id)
 	}
-	if t.st.Running != "" {
+	if t.st.Running != "" && !t.turnEnded() {
 		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
 	}
 	if len(t.st.Queue) > 0 {
 		return fmt.Errorf("thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
 	}
 	return nil
+}
+
+// turnEnded tells whether the running turn's workflow has ended (its
+// result arrived in this workflow task and is about to be taken in): a
+// turn sent right after the end is then queued rather than refused, so a
+// client that replies at once does not have to ask again.
+func (t *thread) turnEnded() bool {
+	return t.child != nil && t.child.IsReady()
 }
 
 func (t *thread) validateArchive(ctx workflow.Context) error {
@@ -190,7 +201,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	if t.st.Config.Memories && !t.st.MemoryLoaded {
 		t.loadMemory(ctx)
 	}
-	defer func() { t.st.Running = ""; t.interrupt = nil }()
+	defer func() { t.st.Running = ""; t.interrupt = nil; t.child = nil }()
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
@@ -212,7 +223,8 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		ContextTokens:    t.st.ContextTokens,
 	}
 	var res TurnResult
-	err := workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in).Get(ctx, &res)
+	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
+	err := t.child.Get(ctx, &res)
 	if err != nil {
 		// The turn workflow reports its own failures as results; an error
 		// here means it was terminated or timed out from outside.
@@ -233,6 +245,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		t.st.ContextTokens = res.ContextTokens
 	}
 	t.st.Usage.Add(res.Usage)
+	res.Tail = nil
 	t.st.Turns = append(t.st.Turns, res)
 	if len(t.st.Turns) > maxKeptTurns {
 		t.st.Turns = t.st.Turns[len(t.st.Turns)-maxKeptTurns:]

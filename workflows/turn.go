@@ -284,13 +284,16 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
 		ContextTokens: t.st.ContextTokens,
 	}
-	if status != StatusCompleted {
-		res.Unsent = t.st.Pending
-	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})
 	} else {
 		t.log.add(Event{Type: EventTurnCompleted, Usage: &res.Usage, Error: errText})
+	}
+	shown := res
+	t.log.result = &shown
+	res.Tail, _ = t.log.tail(16, waitEventsBudget)
+	if status != StatusCompleted {
+		res.Unsent = t.st.Pending
 	}
 	t.log.done = true
 	// Let event readers that are waiting see the end before the run closes.

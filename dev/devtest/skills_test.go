@@ -3,8 +3,10 @@ package devtest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -268,7 +270,8 @@ func turnHistoryJSON(ctx context.Context, w *World, turnID string) (string, erro
 	return b.String(), nil
 }
 
-// payloadsOf are the data of an event's activity inputs and results.
+// payloadsOf are the data of an event's activity inputs and results
+// (local activities' included).
 func payloadsOf(ev *historypb.HistoryEvent) [][]byte {
 	var out [][]byte
 	for _, p := range ev.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads() {
@@ -276,6 +279,13 @@ func payloadsOf(ev *historypb.HistoryEvent) [][]byte {
 	}
 	for _, p := range ev.GetActivityTaskCompletedEventAttributes().GetResult().GetPayloads() {
 		out = append(out, p.GetData())
+	}
+	// Local activities (the in-process skills discovery) leave markers.
+	details := ev.GetMarkerRecordedEventAttributes().GetDetails()
+	for _, k := range slices.Sorted(maps.Keys(details)) {
+		for _, p := range details[k].GetPayloads() {
+			out = append(out, p.GetData())
+		}
 	}
 	return out
 }

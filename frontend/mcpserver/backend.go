@@ -19,8 +19,9 @@ type Backend interface {
 	// with a *BusyError while the thread runs another turn.
 	Reply(ctx context.Context, threadID, prompt string) (Started, error)
 	// Follow calls fn for every event of the turn, in order, from its
-	// first, until the turn ends or ctx is done.
-	Follow(ctx context.Context, turnID string, fn func(workflows.Event)) error
+	// first, until the turn ends or ctx is done. It returns the turn's
+	// result when that came with the end (nil: ask Outcome).
+	Follow(ctx context.Context, turnID string, fn func(workflows.Event)) (*workflows.TurnResult, error)
 	// Outcome waits for the turn's result.
 	Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error)
 	// Interrupt stops the thread's running turn.

@@ -196,7 +196,7 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 		res, err := c.h.s.backend.Outcome(octx, turnID)
 		done <- outcome{res, err}
 	}()
-	err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
+	known, err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
 		live.handle(ctx, e, m.messages(e))
 		switch {
 		case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
@@ -209,6 +209,9 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	})
 	if err != nil {
 		return workflows.TurnResult{}, err
+	}
+	if known != nil {
+		return c.ended(ctx, turnID, live, *known), nil
 	}
 	var res workflows.TurnResult
 	select {
@@ -223,11 +226,16 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	if err != nil {
 		return res, err
 	}
+	return c.ended(ctx, turnID, live, res), nil
+}
+
+// ended sends the messages that close a turn's stream.
+func (c *call) ended(ctx context.Context, turnID string, live *livePoller, res workflows.TurnResult) workflows.TurnResult {
 	live.stop() // no delta after the end
 	for _, x := range endMessages(res) {
 		c.emit(ctx, turnID, x)
 	}
-	return res, nil
+	return res
 }
 
 // runTurn follows the call's own turn and answers with its outcome.

@@ -125,10 +125,10 @@ func (f *fakeBackend) turn(id string) *fakeTurn {
 	return f.turns[id]
 }
 
-func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflows.Event)) error {
+func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflows.Event)) (*workflows.TurnResult, error) {
 	t := f.turn(turnID)
 	if t == nil {
-		return fmt.Errorf("no turn %s", turnID)
+		return nil, fmt.Errorf("no turn %s", turnID)
 	}
 	last := len(t.events) - 1 // the end event waits for the gate
 	for _, e := range t.events[:last] {
@@ -137,7 +137,7 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 			select {
 			case <-t.drained:
 			case <-ctx.Done():
-				return ctx.Err()
+				return nil, ctx.Err()
 			}
 		}
 	}
@@ -148,7 +148,7 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 		select {
 		case <-gate:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		}
 	}
 	fn(t.events[last])
@@ -161,7 +161,7 @@ func (f *fakeBackend) Follow(ctx context.Context, turnID string, fn func(workflo
 		close(t.ended)
 	}
 	f.mu.Unlock()
-	return nil
+	return nil, nil
 }
 
 // Outcome answers once the turn ended, as the real one does.

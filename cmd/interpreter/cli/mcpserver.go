@@ -163,13 +163,13 @@ func (m *mcpBackend) Reply(ctx context.Context, threadID, prompt string) (mcpser
 	}
 }
 
-func (m *mcpBackend) Follow(ctx context.Context, turnID string, fn func(workflows.Event)) error {
+func (m *mcpBackend) Follow(ctx context.Context, turnID string, fn func(workflows.Event)) (*workflows.TurnResult, error) {
 	b, err := m.backend(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	waitExists(ctx, b, turnID)
-	return workflows.FollowTurn(ctx, b.client, turnID, 0, fn)
+	return workflows.FollowTurnResult(ctx, b.client, turnID, 0, fn)
 }
 
 // waitExists polls briefly for a turn's workflow, which its thread starts

@@ -61,7 +61,7 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 }
 
 // benchSession serves the tools over w and connects an SDK client.
-func benchSession(b *testing.B, w *devtest.World) *mcp.ClientSession {
+func benchSession(b testing.TB, w *devtest.World) *mcp.ClientSession {
 	home := b.TempDir()
 	cfg := fmt.Sprintf(`model = "fake-model"
 model_provider = "fake"
