@@ -226,7 +226,7 @@ func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, 
 func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) (*TurnResult, error) {
 	failed := 0 // waits refused in a row
 	for {
-		w, err := waitEvents(ctx, c, turnID, after, failed)
+		w, closed, err := waitEvents(ctx, c, turnID, after, failed)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +242,7 @@ func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after
 			continue
 		}
 		if w == nil {
-			if res := closedResult(ctx, c, turnID); res != nil && tailFollows(res.Tail, after) {
+			if res := closedResult(ctx, c, turnID, closed); res != nil && tailFollows(res.Tail, after) {
 				// The run closed while we waited: its result has the
 				// last events, so no query has to replay it.
 				for _, e := range res.Tail {
@@ -297,13 +297,16 @@ func tailFollows(events []Event, after int) bool {
 }
 
 // closedResult is the result of the turn's current run when that run has
-// completed (nil when it runs, continued as new, or failed).
-func closedResult(ctx context.Context, c client.Client, turnID string) *TurnResult {
-	d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
-	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
-		// Still running (a read of its close event would wait for it),
-		// continued as new, ended otherwise, or not there yet.
-		return nil
+// completed (nil when it runs, continued as new, or failed). closed says
+// the server already told that the run is over.
+func closedResult(ctx context.Context, c client.Client, turnID string, closed bool) *TurnResult {
+	if !closed {
+		d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
+		if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			// Still running (a read of its close event would wait for
+			// it), continued as new, ended otherwise, or not there yet.
+			return nil
+		}
 	}
 	it := c.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
 	if !it.HasNext() {
@@ -360,11 +363,12 @@ func queryTimedOut(ctx context.Context, err error) bool {
 }
 
 // waitEvents blocks until the turn's log grows past after. A nil answer
-// means the wait was refused: the run closed (the turn ended or continued
-// as new) or was busy. The caller reads again; after the first refusal in
-// a row (failed > 0) only after a short pause, so a run that just closed
-// costs no pause and a busy one is not hammered.
-func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (*WaitResponse, error) {
+// means the wait was refused: the run closed (then closed is set when the
+// server said so), continued as new, or was busy. The caller reads again;
+// after the first refusal in a row (failed > 0) only after a short pause,
+// so a run that just closed costs no pause and a busy one is not
+// hammered.
+func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (w *WaitResponse, closed bool, err error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   turnID,
 		UpdateName:   UpdateWaitEvents,
@@ -376,15 +380,20 @@ func waitEvents(ctx context.Context, c client.Client, turnID string, after, fail
 		err = h.Get(ctx, &resp)
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, false, ctx.Err()
 	}
 	if err == nil {
-		return &resp, nil
+		return &resp, false, nil
 	}
+	// The server's words for a run that has ended for good (not one that
+	// continued as new, whose close event would be the next run's).
+	msg := err.Error()
+	closed = strings.Contains(msg, "workflow execution already completed") ||
+		strings.Contains(msg, "aborted by closing workflow")
 	if failed == 0 {
-		return nil, nil
+		return nil, closed, nil
 	}
-	return nil, sleepCtx(ctx, 50*time.Millisecond)
+	return nil, closed, sleepCtx(ctx, 50*time.Millisecond)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
