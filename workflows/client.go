@@ -224,12 +224,24 @@ func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, 
 // behind, or when the wait was refused and the closed run's result does
 // not hold them.
 func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) (*TurnResult, error) {
-	failed := 0 // waits refused in a row
+	failed := 0  // waits refused in a row
+	missing := 0 // waits answered "no such workflow" in a row
 	for {
-		w, closed, err := waitEvents(ctx, c, turnID, after, failed)
+		w, why, err := waitEvents(ctx, c, turnID, after, failed)
 		if err != nil {
 			return nil, err
 		}
+		if why == waitMissing && missing < 250 {
+			// The thread starts the turn's workflow right after accepting
+			// the turn: ask again shortly, so that the wait reaches the
+			// turn with its first workflow task.
+			missing++
+			if err := sleepCtx(ctx, 2*time.Millisecond); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		missing = 0
 		if w != nil && continues(w.Events, after, w.Last) {
 			failed = 0
 			for _, e := range w.Events {
@@ -242,7 +254,7 @@ func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after
 			continue
 		}
 		if w == nil {
-			if res := closedResult(ctx, c, turnID, closed); res != nil && tailFollows(res.Tail, after) {
+			if res := closedResult(ctx, c, turnID, why == waitClosed); res != nil && tailFollows(res.Tail, after) {
 				// The run closed while we waited: its result has the
 				// last events, so no query has to replay it.
 				for _, e := range res.Tail {
@@ -362,13 +374,20 @@ func queryTimedOut(ctx context.Context, err error) bool {
 	return errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// Why a wait was refused.
+const (
+	waitAnswered = iota
+	waitRefused  // busy, or continued as new
+	waitClosed   // the run has ended for good
+	waitMissing  // no such workflow (yet)
+)
+
 // waitEvents blocks until the turn's log grows past after. A nil answer
-// means the wait was refused: the run closed (then closed is set when the
-// server said so), continued as new, or was busy. The caller reads again;
+// means the wait was refused, and why says why. The caller reads again;
 // after the first refusal in a row (failed > 0) only after a short pause,
 // so a run that just closed costs no pause and a busy one is not
 // hammered.
-func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (w *WaitResponse, closed bool, err error) {
+func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (w *WaitResponse, why int, err error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   turnID,
 		UpdateName:   UpdateWaitEvents,
@@ -380,20 +399,27 @@ func waitEvents(ctx context.Context, c client.Client, turnID string, after, fail
 		err = h.Get(ctx, &resp)
 	}
 	if ctx.Err() != nil {
-		return nil, false, ctx.Err()
+		return nil, waitRefused, ctx.Err()
 	}
 	if err == nil {
-		return &resp, false, nil
+		return &resp, waitAnswered, nil
 	}
 	// The server's words for a run that has ended for good (not one that
 	// continued as new, whose close event would be the next run's).
 	msg := err.Error()
-	closed = strings.Contains(msg, "workflow execution already completed") ||
-		strings.Contains(msg, "aborted by closing workflow")
-	if failed == 0 {
-		return nil, closed, nil
+	var nf *serviceerror.NotFound
+	switch {
+	case strings.Contains(msg, "workflow execution already completed") || strings.Contains(msg, "aborted by closing workflow"):
+		why = waitClosed
+	case errors.As(err, &nf):
+		return nil, waitMissing, nil
+	default:
+		why = waitRefused
 	}
-	return nil, closed, sleepCtx(ctx, 50*time.Millisecond)
+	if failed == 0 {
+		return nil, why, nil
+	}
+	return nil, why, sleepCtx(ctx, 50*time.Millisecond)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -168,24 +168,7 @@ func (m *mcpBackend) Follow(ctx context.Context, turnID string, fn func(workflow
 	if err != nil {
 		return nil, err
 	}
-	waitExists(ctx, b, turnID)
 	return workflows.FollowTurnResult(ctx, b.client, turnID, 0, fn)
-}
-
-// waitExists polls briefly for a turn's workflow, which its thread starts
-// right after accepting the turn: reading its events before it exists
-// would back off for longer.
-func waitExists(ctx context.Context, b *backend, turnID string) {
-	for i := 0; i < 200; i++ {
-		if _, err := b.client.DescribeWorkflowExecution(ctx, turnID, ""); err == nil || ctx.Err() != nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
 }
 
 func (m *mcpBackend) Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error) {
