@@ -320,7 +320,11 @@ func closedResult(ctx context.Context, c client.Client, turnID string, closed bo
 			return nil
 		}
 	}
-	it := c.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	// Bounded: a read of the close event of a run that is in fact still
+	// running waits for its end; the caller then reads the log instead.
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	it := c.GetWorkflowHistory(hctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
 	if !it.HasNext() {
 		return nil
 	}
