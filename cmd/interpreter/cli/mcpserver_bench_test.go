@@ -15,12 +15,15 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/devtest"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/frontend/mcpserver"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // BenchmarkMCPCodexAndReply measures, through an MCP client, a codex call
-// whose turn takes 3 fake-model steps (two commands, then the answer) and
-// a codex-reply of one step, against the embedded server with a warm
-// worker (server, worker, fake model and MCP server in one process).
+// whose turn takes 3 fake-model steps (two commands, then the answer), a
+// one-step codex-reply sent at once (ms/reply), and another sent once the
+// thread has taken in that turn (ms/reply-settled), against the embedded
+// server with a warm worker (server, worker, fake model and MCP server in
+// one process).
 //
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench MCP -benchtime 30x
 //
@@ -46,7 +49,7 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 	// Warm up: first workflow and activity tasks, connections, caches.
 	call(mcpserver.ToolReply, map[string]any{"threadId": call(mcpserver.ToolCodex, map[string]any{"prompt": "warm up"}), "prompt": "reply"})
 
-	var codex, reply time.Duration
+	var codex, reply, settled time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
@@ -54,10 +57,34 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 		t1 := time.Now()
 		call(mcpserver.ToolReply, map[string]any{"threadId": id, "prompt": "reply"})
 		codex, reply = codex+t1.Sub(t0), reply+time.Since(t1)
+		// A reply to a thread that has taken in its last turn (a client
+		// that reads the answer before replying).
+		b.StopTimer()
+		awaitSettled(b, w, id)
+		b.StartTimer()
+		t2 := time.Now()
+		call(mcpserver.ToolReply, map[string]any{"threadId": id, "prompt": "reply"})
+		settled += time.Since(t2)
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(codex.Microseconds())/1000/float64(b.N), "ms/codex")
 	b.ReportMetric(float64(reply.Microseconds())/1000/float64(b.N), "ms/reply")
+	b.ReportMetric(float64(settled.Microseconds())/1000/float64(b.N), "ms/reply-settled")
+}
+
+// awaitSettled waits until the thread has taken in its last turn's result
+// and its workflow task is done.
+func awaitSettled(b *testing.B, w *devtest.World, threadID string) {
+	ctx := context.Background()
+	for {
+		v, err := workflows.GetThread(ctx, w.Client, threadID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v.RunningTurn == "" {
+			return
+		}
+	}
 }
 
 // benchSession serves the tools over w and connects an SDK client.
