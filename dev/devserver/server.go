@@ -236,7 +236,12 @@ func buildSQL(opts Options) (*config.SQL, error) {
 		conf.ConnectAttributes = map[string]string{"mode": "memory", "cache": "shared"}
 		conf.DatabaseName = fmt.Sprintf("interpreter-%d-%d", os.Getpid(), time.Now().UnixNano())
 	} else {
-		conf.ConnectAttributes = map[string]string{"mode": "rwc", "_journal_mode": "WAL", "_synchronous": "NORMAL"}
+		// The plugin passes every key that is not a URI parameter on as a
+		// pragma, under that very name. Write-ahead logging: one fsync per
+		// commit instead of a rollback journal's several; synchronous=full
+		// keeps each commit across a power loss (NORMAL could lose the
+		// last ones, and with them the record that a command started).
+		conf.ConnectAttributes = map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": "full"}
 		conf.DatabaseName = opts.DBFile
 		if _, err := os.Stat(opts.DBFile); errors.Is(err, os.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o700); err != nil {

@@ -1,6 +1,11 @@
 package devserver
 
-import "testing"
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // A server takes several ports, probed free one after the other before it
 // binds any: the same port must never be handed out twice (500 draws from
@@ -16,5 +21,32 @@ func TestFreePortNeverRepeats(t *testing.T) {
 			t.Fatalf("port %d handed out twice (after %d ports)", p, i)
 		}
 		seen[p] = true
+	}
+}
+
+// The server's database file is in write-ahead-log mode (bytes 18 and 19
+// of an SQLite file's header are 2 then; 1 with a rollback journal, which
+// costs several fsyncs per commit and made every step of a turn slower).
+func TestDatabaseFileUsesWriteAheadLog(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "db", "temporal.sqlite")
+	s, err := Start(Options{DBFile: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	head := make([]byte, 20)
+	f, err := os.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.ReadFull(f, head); err != nil {
+		t.Fatal(err)
+	}
+	if head[18] != 2 || head[19] != 2 {
+		t.Fatalf("database file format bytes %d,%d: not in WAL mode", head[18], head[19])
+	}
+	if _, err := os.Stat(db + "-wal"); err != nil {
+		t.Fatalf("no write-ahead log next to the database: %v", err)
 	}
 }

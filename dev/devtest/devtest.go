@@ -40,7 +40,20 @@ type World struct {
 // Start brings up an ephemeral server and a fake model serving script.
 func Start(tb testing.TB, script *fakemodel.Script) *World {
 	tb.Helper()
-	srv, err := devserver.Start(devserver.Options{Ephemeral: true, SearchAttributes: workflows.SearchAttributeTypes()})
+	return start(tb, script, devserver.Options{Ephemeral: true})
+}
+
+// StartFile is [Start] with the server's state in an SQLite file, as
+// `interpreter dev` keeps it (benchmarks measure both).
+func StartFile(tb testing.TB, script *fakemodel.Script) *World {
+	tb.Helper()
+	return start(tb, script, devserver.Options{DBFile: filepath.Join(tb.TempDir(), "temporal.sqlite")})
+}
+
+func start(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *World {
+	tb.Helper()
+	opts.SearchAttributes = workflows.SearchAttributeTypes()
+	srv, err := devserver.Start(opts)
 	if err != nil {
 		tb.Fatalf("starting server: %v", err)
 	}

@@ -22,11 +22,13 @@ import (
 // worker (server, worker, fake model and app-server in one process).
 //
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench AppServer -benchtime 20x
+//
+// BENCH_FILE_DB=1 keeps the server's state in an SQLite file.
 func BenchmarkAppServer(b *testing.B) {
 	echo := func(arg string) fakemodel.Step {
 		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
 	}
-	w := devtest.Start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}}}})
+	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}}}})
 	w.StartWorker(devtest.WorkerOptions{Name: "bench"})
 	c := benchAppClient(b, w)
 	c.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "bench", "version": "1"}})

@@ -27,12 +27,14 @@ import (
 //
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench MCP -benchtime 30x
 //
-// BENCH_LOCAL_MODEL_CALLS=1 runs the model calls as local activities.
+// BENCH_LOCAL_MODEL_CALLS=1 runs the model calls as local activities;
+// BENCH_FILE_DB=1 keeps the server's state in an SQLite file, as
+// `interpreter dev` does (the default is in memory).
 func BenchmarkMCPCodexAndReply(b *testing.B) {
 	echo := func(arg string) fakemodel.Step {
 		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
 	}
-	w := devtest.Start(b, &fakemodel.Script{Turns: []fakemodel.Turn{
+	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "reply", Steps: []fakemodel.Step{{Text: "replied"}}},
 		{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}},
 	}})
@@ -85,6 +87,15 @@ func awaitSettled(b *testing.B, w *devtest.World, threadID string) {
 			return
 		}
 	}
+}
+
+// benchWorld starts the server and the fake model for a benchmark: state
+// in memory, or in a file with BENCH_FILE_DB=1.
+func benchWorld(b *testing.B, script *fakemodel.Script) *devtest.World {
+	if os.Getenv("BENCH_FILE_DB") == "1" {
+		return devtest.StartFile(b, script)
+	}
+	return devtest.Start(b, script)
 }
 
 // benchSession serves the tools over w and connects an SDK client.
