@@ -31,8 +31,9 @@ type Backend interface {
 	// started with.
 	TurnLog(ctx context.Context, turnID string) (TurnLog, error)
 	// Follow calls fn for every event of a turn after sequence number
-	// after, in order, until the turn ends or ctx is done.
-	Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) error
+	// after, in order, until the turn ends or ctx is done. It returns the
+	// turn's result when that came with the end (nil: ask Outcome).
+	Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error)
 	// Outcome waits for a turn's result.
 	Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error)
 	// Interrupt stops the thread's running turn.

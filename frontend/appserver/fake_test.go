@@ -219,16 +219,20 @@ func (b *fakeBackend) TurnLog(_ context.Context, turnID string) (TurnLog, error)
 	return TurnLog{Prompt: tu.prompt, Events: append([]workflows.Event(nil), tu.events...), Last: len(tu.events), Done: tu.result != nil}, nil
 }
 
-func (b *fakeBackend) Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) error {
+func (b *fakeBackend) Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
 	for {
 		b.mu.Lock()
 		tu := b.turns[turnID]
 		if tu == nil {
 			b.mu.Unlock()
-			return fmt.Errorf("no turn %s", turnID)
+			return nil, fmt.Errorf("no turn %s", turnID)
 		}
 		evs := append([]workflows.Event(nil), tu.events...)
-		done := tu.result != nil
+		var res *workflows.TurnResult
+		if tu.result != nil {
+			r := *tu.result
+			res = &r
+		}
 		wait := b.changed
 		b.mu.Unlock()
 		for _, e := range evs {
@@ -237,12 +241,13 @@ func (b *fakeBackend) Follow(ctx context.Context, turnID string, after int, fn f
 				after = e.Seq
 			}
 		}
-		if done {
-			return nil
+		if res != nil {
+			// As the real one, mostly: the result comes with the end.
+			return res, nil
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, ctx.Err()
 		case <-wait:
 		}
 	}

@@ -318,12 +318,14 @@ func (f *follower) run() {
 	stopLive := f.startLive(ctx)
 	defer stopLive()
 	failures := 0
+	var known *workflows.TurnResult
 	for {
-		err := c.s.backend.Follow(ctx, f.turnID, f.after, f.onEvent)
+		res, err := c.s.backend.Follow(ctx, f.turnID, f.after, f.onEvent)
 		if ctx.Err() != nil {
 			return
 		}
 		if err == nil {
+			known = res
 			break
 		}
 		failures++
@@ -344,6 +346,10 @@ func (f *follower) run() {
 	f.emitMu.Lock()
 	f.closeMessage()
 	f.emitMu.Unlock()
+	if known != nil {
+		f.finish(*known)
+		return
+	}
 	res, err := c.s.backend.Outcome(ctx, f.turnID)
 	if ctx.Err() != nil {
 		return

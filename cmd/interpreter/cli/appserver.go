@@ -421,8 +421,8 @@ func (a *appBackend) TurnLog(ctx context.Context, turnID string) (appserver.Turn
 	}
 }
 
-func (a *appBackend) Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) error {
-	return workflows.FollowTurn(ctx, a.b.client, turnID, after, fn)
+func (a *appBackend) Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
+	return workflows.FollowTurnResult(ctx, a.b.client, turnID, after, fn)
 }
 
 func (a *appBackend) Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error) {
