@@ -171,10 +171,6 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	}
 }
 
-// outcomeGrace is how long the result asked for while following may take
-// to come once the turn's log ended.
-const outcomeGrace = 50 * time.Millisecond
-
 // follow reports a turn's events until it ends, then its end, and returns
 // its result.
 func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult, error) {
@@ -184,18 +180,6 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	live := &livePoller{c: c, turnID: turnID}
 	live.start(ctx)
 	defer live.stop()
-	// Ask for the result while following: it is there when the log ends.
-	type outcome struct {
-		res workflows.TurnResult
-		err error
-	}
-	octx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := c.h.s.backend.Outcome(octx, turnID)
-		done <- outcome{res, err}
-	}()
 	known, err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
 		live.handle(ctx, e, m.messages(e))
 		switch {
@@ -213,16 +197,9 @@ func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult,
 	if known != nil {
 		return c.ended(ctx, turnID, live, *known), nil
 	}
-	var res workflows.TurnResult
-	select {
-	case o := <-done:
-		res, err = o.res, o.err
-	case <-time.After(outcomeGrace):
-		// The early long poll missed the end (the server lets such a poll
-		// run to its 20 s expiry now and then): ask the closed run anew.
-		cancel()
-		res, err = c.h.s.backend.Outcome(ctx, turnID)
-	}
+	// The result usually comes with the end; otherwise the closed run
+	// has it.
+	res, err := c.h.s.backend.Outcome(ctx, turnID)
 	if err != nil {
 		return res, err
 	}
