@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -23,12 +20,10 @@ import (
 //
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench AppServer -benchtime 20x
 //
-// BENCH_FILE_DB=1 keeps the server's state in an SQLite file.
+// BENCH_FILE_DB=1 keeps the server's state in an SQLite file;
+// BENCH_LOCAL_MODEL_CALLS=1 runs the model calls as local activities.
 func BenchmarkAppServer(b *testing.B) {
-	echo := func(arg string) fakemodel.Step {
-		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
-	}
-	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}}}})
+	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{benchThreeSteps()}})
 	w.StartWorker(devtest.WorkerOptions{Name: "bench"})
 	c := benchAppClient(b, w)
 	c.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "bench", "version": "1"}})
@@ -103,33 +98,13 @@ func (c *benchApp) until(method string) {
 
 // benchAppClient serves the app-server over w and returns a client of it.
 func benchAppClient(b *testing.B, w *devtest.World) *benchApp {
-	home := b.TempDir()
-	cfg := fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-
-[temporal]
-task_queue = %q
-host_queue = %q
-`, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test")
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	g := &Globals{Home: home}
-	loaded, err := g.load(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, loaded := benchConfig(b, w, "")
 	be := &appBackend{b: &backend{client: w.Client}, g: g, cfg: loaded, searchAttrs: true}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		_ = appserver.New(be, appserver.Options{Version: "bench", Home: home, Cwd: w.Dir}).Serve(ctx, inR, outW)
+		_ = appserver.New(be, appserver.Options{Version: "bench", Home: g.Home, Cwd: w.Dir}).Serve(ctx, inR, outW)
 		outW.Close()
 	}()
 	b.Cleanup(func() { cancel(); inW.Close() })

@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -31,12 +27,9 @@ import (
 // BENCH_FILE_DB=1 keeps the server's state in an SQLite file, as
 // `interpreter dev` does (the default is in memory).
 func BenchmarkMCPCodexAndReply(b *testing.B) {
-	echo := func(arg string) fakemodel.Step {
-		return fakemodel.Step{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(fmt.Sprintf(`{"command":["echo",%q]}`, arg))}}}
-	}
 	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "reply", Steps: []fakemodel.Step{{Text: "replied"}}},
-		{Steps: []fakemodel.Step{echo("one"), echo("two"), {Text: "done"}}},
+		benchThreeSteps(),
 	}})
 	w.StartWorker(devtest.WorkerOptions{Name: "bench"})
 	session := benchSession(b, w)
@@ -89,41 +82,9 @@ func awaitSettled(b *testing.B, w *devtest.World, threadID string) {
 	}
 }
 
-// benchWorld starts the server and the fake model for a benchmark: state
-// in memory, or in a file with BENCH_FILE_DB=1.
-func benchWorld(b *testing.B, script *fakemodel.Script) *devtest.World {
-	if os.Getenv("BENCH_FILE_DB") == "1" {
-		return devtest.StartFile(b, script)
-	}
-	return devtest.Start(b, script)
-}
-
 // benchSession serves the tools over w and connects an SDK client.
 func benchSession(b testing.TB, w *devtest.World) *mcp.ClientSession {
-	home := b.TempDir()
-	cfg := fmt.Sprintf(`model = "fake-model"
-model_provider = "fake"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-
-[model_providers.fake]
-name = "fake"
-base_url = %q
-wire_api = "responses"
-
-[temporal]
-task_queue = %q
-host_queue = %q
-local_model_calls = %t
-`, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test", os.Getenv("BENCH_LOCAL_MODEL_CALLS") == "1")
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	g := &Globals{Home: home}
-	loaded, err := g.load(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	g, loaded := benchConfig(b, w, "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n")
 	be := &mcpBackend{g: g, cfg: loaded, log: io.Discard, ready: make(chan struct{}), b: &backend{client: w.Client}, sa: true}
 	close(be.ready)
 	ct, st := mcp.NewInMemoryTransports()
