@@ -59,8 +59,9 @@ func start(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *Wor
 	}
 	tb.Cleanup(srv.Stop)
 	c, err := client.Dial(client.Options{
-		HostPort: srv.Address(),
-		Logger:   sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		HostPort:          srv.Address(),
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
+		Logger:            sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 	})
 	if err != nil {
 		tb.Fatalf("dialing: %v", err)
@@ -125,9 +126,10 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 func (w *World) Dial(ics ...interceptor.ClientInterceptor) client.Client {
 	w.TB.Helper()
 	c, err := client.Dial(client.Options{
-		HostPort:     w.Server.Address(),
-		Logger:       sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		Interceptors: ics,
+		HostPort:          w.Server.Address(),
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
+		Logger:            sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		Interceptors:      ics,
 	})
 	if err != nil {
 		w.TB.Fatalf("dialing: %v", err)

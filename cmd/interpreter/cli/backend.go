@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -61,6 +62,11 @@ func quietLogger(w io.Writer) sdklog.Logger {
 // dial connects to the configured Temporal server.
 func dial(ctx context.Context, t config.Temporal, address string, logTo io.Writer, ics ...interceptor.ClientInterceptor) (client.Client, error) {
 	opts := client.Options{HostPort: address, Namespace: t.Namespace, Logger: quietLogger(logTo), Interceptors: ics}
+	if loopback(address) {
+		// Compressing every request costs CPU that the server on the same
+		// machine needs more; over a network the SDK's gzip stays on.
+		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
+	}
 	if t.TLS || t.TLSCert != "" || t.TLSCA != "" {
 		tc, err := tlsConfig(t)
 		if err != nil {
@@ -83,6 +89,20 @@ func dial(ctx context.Context, t config.Temporal, address string, logTo io.Write
 		return nil, fmt.Errorf("connecting to Temporal at %s: %w", address, err)
 	}
 	return c, nil
+}
+
+// loopback tells whether address names this machine (the embedded server,
+// or a dev server beside it).
+func loopback(address string) bool {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func tlsConfig(t config.Temporal) (*tls.Config, error) {
