@@ -24,7 +24,7 @@ const maxApprovalDiff = 32 << 10
 // recorded by a build without them). Call it only where a new-style
 // decision differs from the old one.
 func (t *turn) approvalsOn(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, approvalsChange, workflow.DefaultVersion, 1) >= 1
+	return t.changed(ctx, approvalsChange)
 }
 
 // registerApprovals installs the decision update and the pending query.

@@ -119,7 +119,7 @@ func (t *turn) maybeCompact(ctx workflow.Context) error {
 	if limit <= 0 || t.st.ContextTokens < limit || t.st.Transcript == "" {
 		return nil
 	}
-	if workflow.GetVersion(ctx, "auto-compaction", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !t.changed(ctx, "auto-compaction") {
 		return nil
 	}
 	window := cfg.ContextWindow

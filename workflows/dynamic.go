@@ -135,7 +135,7 @@ func (t *turn) dynamicTimeout() time.Duration {
 // Whatever goes wrong becomes a failed tool result the model reads.
 func (t *turn) runDynamic(ctx workflow.Context, c activities.DecodedCall, x harness.ExternalTool) harness.Entry {
 	reply := harness.Entry{Kind: harness.KindToolOutput, CallID: c.Call.CallID, Name: c.Call.Name}
-	if workflow.GetVersion(ctx, dynamicChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !t.changed(ctx, dynamicChange) {
 		reply.Text, reply.Error = "error: dynamic tools are not available yet", true
 		return reply
 	}

@@ -32,7 +32,7 @@ func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([
 	if len(servers) == 0 || err != nil || h.Info().TextLoop {
 		return nil, nil // a text-loop harness offers the model no tools
 	}
-	if workflow.GetVersion(ctx, mcpVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !t.changed(ctx, mcpVersion) {
 		return nil, nil
 	}
 	for _, d := range dups {

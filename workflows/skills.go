@@ -22,7 +22,7 @@ const skillsVersion = "turn-skills"
 // warning item and the turn goes on; two enabled skills that declare the
 // same server differently make the preparation fail, naming both.
 func (t *turn) prepareSkills(ctx workflow.Context) error {
-	if workflow.GetVersion(ctx, skillsVersion, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !t.changed(ctx, skillsVersion) {
 		return nil
 	}
 	out, err := t.discoverSkills(ctx)
@@ -56,7 +56,7 @@ func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, er
 	cfg := t.in.Config
 	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd}
 	var out activities.SkillsOutput
-	if cfg.HostQueue != "" && workflow.GetVersion(ctx, skillsHereVersion, workflow.DefaultVersion, 1) == 1 {
+	if cfg.HostQueue != "" && t.changed(ctx, skillsHereVersion) {
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 			StartToCloseTimeout: time.Minute,
 			Summary:             "skills · " + cfg.Cwd,

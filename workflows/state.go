@@ -65,6 +65,9 @@ type TurnInput struct {
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// ContextTokens is the conversation's size when the turn starts.
 	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// Code is the turn code the thread started the turn with ([turnCode]);
+	// 0 for turns started by builds before it.
+	Code int `json:"code,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.

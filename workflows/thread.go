@@ -221,6 +221,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
 		SessionApprovals: t.st.SessionApprovals,
 		ContextTokens:    t.st.ContextTokens,
+		Code:             turnCode,
 	}
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)

@@ -97,5 +97,5 @@ func TestRecordToolsHistories(t *testing.T) {
 	// The tools-* files were recorded before skills were found in-process
 	// on the host worker (a local activity, behind GetVersion); they stay
 	// to check that turns of that build still replay.
-	w.save(ctx, "tools-here", id)
+	w.save(ctx, "tools-code1", id)
 }

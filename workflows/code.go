@@ -1,0 +1,28 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// turnCode is the turn code a thread writes into each new turn's input.
+//
+// Every change to turn code so far sits behind its own version marker
+// (approvals, auto-compaction, dynamic tools, MCP servers, skills, skills
+// in-process), and a marker is not free: besides its event, the SDK
+// upserts the TemporalChangeVersion search attribute with it, one more
+// event and one more visibility write per change per turn. A turn whose
+// input carries code 1 takes all of those changes without asking: the
+// input is in the turn's history, so a replay takes the same branches.
+// Turns started by older builds (code 0) still ask, and their recorded
+// histories replay as before.
+//
+// A later change either records its own marker as before or raises
+// turnCode and is taken without a marker from that code on.
+const turnCode = 1
+
+// changed tells whether the turn runs the new side of changeID, a change
+// made before turn code 1 (each of those has versions 0 and 1 only).
+func (t *turn) changed(ctx workflow.Context, changeID string) bool {
+	if t.in.Code >= 1 {
+		return true
+	}
+	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, 1) == 1
+}
