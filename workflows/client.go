@@ -378,6 +378,12 @@ func queryTimedOut(ctx context.Context, err error) bool {
 	return errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// waitHoldMs is how long a wait holds the turn's opening events for the
+// model's first answer (see [WaitRequest.HoldMs]): longer than a fast
+// model's answer, short enough that a reader of a slow one sees the turn
+// start at once for practical purposes.
+const waitHoldMs = 250
+
 // Why a wait was refused.
 const (
 	waitAnswered = iota
@@ -395,7 +401,7 @@ func waitEvents(ctx context.Context, c client.Client, turnID string, after, fail
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   turnID,
 		UpdateName:   UpdateWaitEvents,
-		Args:         []any{WaitRequest{After: after, TimeoutMs: 20000}},
+		Args:         []any{WaitRequest{After: after, TimeoutMs: 20000, HoldMs: waitHoldMs}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	var resp WaitResponse

@@ -18,6 +18,10 @@ type eventLog struct {
 	closing bool
 	// result is the turn's result once done, for waiting readers.
 	result *TurnResult
+	// heard is set once the model has answered in this turn (or the turn
+	// resumed from a previous run): what comes after is worth a reader's
+	// workflow task.
+	heard bool
 	// lastAt is when the last event was added, kept when now is set (the
 	// stall timeout needs it).
 	lastAt time.Time
@@ -90,9 +94,24 @@ func (l *eventLog) register(ctx workflow.Context) error {
 		if timeout <= 0 || timeout > time.Minute {
 			timeout = 30 * time.Second
 		}
-		_, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool {
-			return l.last > req.After || l.done || l.closing
-		})
+		if hold := time.Duration(req.HoldMs) * time.Millisecond; hold > 0 && hold < timeout && !l.heard {
+			if _, err := workflow.AwaitWithTimeout(ctx, hold, func() bool {
+				return l.heard && l.last > req.After || l.done || l.closing
+			}); err != nil {
+				return WaitResponse{Last: l.last, Done: l.done}, err
+			}
+			timeout -= hold
+		}
+		ready := func() bool { return l.last > req.After || l.done || l.closing }
+		var err error
+		if req.HoldMs == 0 || !ready() {
+			// A reader that holds (none from builds before holding) skips
+			// the timer when the answer is already there: one made and
+			// dropped in the workflow task that ends the turn would still
+			// be recorded. Older readers' waits keep the timer, as their
+			// recorded histories have it.
+			_, err = workflow.AwaitWithTimeout(ctx, timeout, ready)
+		}
 		resp := WaitResponse{Last: l.last, Done: l.done, Events: l.since(req.After)}
 		if l.done && resp.Events != nil {
 			resp.Result = l.result

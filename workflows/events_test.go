@@ -4,6 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 )
 
 // eventSize must never underestimate: the carried log is bounded by it.
@@ -68,4 +73,66 @@ func TestFinalEventsOnlyWhenSmall(t *testing.T) {
 	if got := dropped.since(1); got != nil {
 		t.Fatalf("final after dropped events = %v, want none", got)
 	}
+}
+
+// A wait that asks to hold the opening events is answered once, at the end,
+// when the model answers within the hold; with a slow model it is answered
+// when the hold runs out, with the opening events only.
+func TestWaitHoldsTheOpeningForTheFirstAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		modelTime time.Duration
+		wantDone  bool
+		wantAt    time.Duration
+	}{
+		{name: "fast model", modelTime: 100 * time.Millisecond, wantDone: true, wantAt: 100 * time.Millisecond},
+		{name: "slow model", modelTime: 10 * time.Second, wantDone: false, wantAt: 250 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t)
+			env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(tc.modelTime).Return(answer(1, "done"), nil)
+			var start time.Time
+			var answered time.Duration
+			var got WaitResponse
+			var gotErr error
+			env.RegisterDelayedCallback(func() {
+				start = env.Now()
+				env.UpdateWorkflow(UpdateWaitEvents, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {},
+					OnReject: func(err error) { gotErr = err },
+					OnComplete: func(v any, err error) {
+						answered = env.Now().Sub(start)
+						gotErr = err
+						if r, ok := v.(WaitResponse); ok {
+							got = r
+						}
+					},
+				}, WaitRequest{After: 0, TimeoutMs: 20000, HoldMs: 250})
+			}, 0)
+			env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
+
+			require.Equal(t, StatusCompleted, turnResult(t, env).Status)
+			require.NoError(t, gotErr)
+			require.Equal(t, tc.wantDone, got.Done)
+			require.Equal(t, tc.wantAt, answered)
+			require.NotEmpty(t, got.Events)
+			require.Equal(t, EventTurnStarted, got.Events[0].Type)
+			if tc.wantDone {
+				require.NotNil(t, got.Result)
+				require.Equal(t, "done", got.Result.FinalMessage)
+			} else {
+				require.Nil(t, got.Result)
+				for _, e := range got.Events {
+					require.NotEqual(t, ItemAgentMessage, itemType(e), "an answer's event came with the opening")
+				}
+			}
+		})
+	}
+}
+
+func itemType(e Event) string {
+	if e.Item == nil {
+		return ""
+	}
+	return e.Item.Type
 }

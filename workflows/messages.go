@@ -331,6 +331,12 @@ type EventsPage struct {
 type WaitRequest struct {
 	After     int   `json:"after"`
 	TimeoutMs int64 `json:"timeout_ms,omitempty"`
+	// HoldMs, when set, holds an answer that would carry only the events
+	// a turn opens with (before its first model answer) for up to that
+	// long, for more: a short turn is then answered once, at its end,
+	// rather than once at the start and again, with another workflow
+	// task, at the end.
+	HoldMs int64 `json:"hold_ms,omitempty"`
 }
 
 // WaitResponse answers [UpdateWaitEvents].

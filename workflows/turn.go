@@ -51,6 +51,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		}
 	}
 	t.log = newEventLog(t.st.Events, t.st.LastSeq, in.TurnID)
+	t.log.heard = in.State != nil
 	if err := t.log.register(ctx); err != nil {
 		return TurnResult{}, err
 	}
@@ -98,6 +99,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st.Step++
 		t.takeSteers()
 		out, err := t.callModel(ctx)
+		t.log.heard = true
 		if err != nil {
 			if ctx.Err() != nil {
 				return t.finish(ctx, StatusInterrupted, t.interruptReason())
