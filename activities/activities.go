@@ -7,6 +7,7 @@ package activities
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -56,7 +57,10 @@ type Activities struct {
 	MCPEnv map[string]map[string]string
 
 	clients *lru.Cache[string, any]
-	mcp     mcpPool
+
+	handoffOnce sync.Once
+	handoff     *handoffs
+	mcp         mcpPool
 }
 
 // New builds an Activities with a store rooted at storeDir.

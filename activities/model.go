@@ -54,6 +54,14 @@ type ModelInput struct {
 	Append     []harness.Entry `json:"append,omitempty"`
 	// External tools (MCP, dynamic) offered besides the harness's own.
 	External []harness.ExternalTool `json:"external,omitempty"`
+	// Budget, for a call made as a local activity, bounds how long it
+	// waits for the answer: a call still streaming then goes on in the
+	// background, and the output names it in Handoff.
+	Budget time.Duration `json:"budget,omitempty"`
+	// Resume is a Handoff to take over: the call goes on streaming here,
+	// with heartbeats, when this worker holds it, and is made afresh
+	// otherwise.
+	Resume string `json:"resume,omitempty"`
 }
 
 // DecodedCall is a tool call with its mapping onto a core tool.
@@ -70,6 +78,10 @@ type ModelOutput struct {
 	Reasoning  string        `json:"reasoning,omitempty"`
 	Calls      []DecodedCall `json:"calls,omitempty"`
 	Usage      harness.Usage `json:"usage"`
+	// Handoff, set instead of everything else, names a call that outran
+	// its budget and goes on streaming on this worker (see
+	// [ModelInput.Resume]).
+	Handoff string `json:"handoff,omitempty"`
 }
 
 // Error types the workflow tells apart.
@@ -81,7 +93,44 @@ const (
 // CallModel renders the conversation, streams the provider's answer while
 // heartbeating, and stores the extended transcript. It is safe to retry: the
 // store is content-addressed and nothing else changes.
+//
+// With in.Budget set (a local activity, see [ModelInput.Budget]) it waits
+// that long for the answer and otherwise hands the call off; with
+// in.Resume set it takes over a handed-off call, or calls afresh when the
+// call is not on this worker.
 func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput, error) {
+	if in.Resume != "" {
+		if c := a.handoffs().take(in.Resume); c != nil {
+			return a.awaitCall(ctx, c)
+		}
+	}
+	c, err := a.startCall(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	if in.Budget > 0 {
+		return a.callWithin(ctx, c, in.Budget)
+	}
+	return a.awaitCall(ctx, c)
+}
+
+// modelCall is a model call whose answer streams in on its own goroutine.
+type modelCall struct {
+	in     ModelInput
+	h      harness.Harness
+	conv   []harness.Entry
+	refs   []string
+	live   *liveTail // nil for harnesses that find commands in the text
+	cancel context.CancelFunc
+	done   chan struct{}
+	ans    harness.Answer
+	err    error
+}
+
+// startCall prepares the request and starts streaming the answer. A call
+// that may be handed off streams under a context of its own, so that it
+// outlives the local activity that started it.
+func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, error) {
 	route, err := harness.Resolve(in.Provider.WireAPI, in.Harness)
 	if err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeConfig, nil)
@@ -97,35 +146,76 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 	}
 	conv := append(prior, in.Append...)
 	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID, External: in.External}
-
+	c := &modelCall{in: in, h: h, conv: conv, refs: refs, done: make(chan struct{})}
 	// The message text streams into live, which heartbeats show (see
 	// [ModelProgress]). Not for harnesses that find commands in the text:
 	// their message is not the raw text.
-	var live *liveTail
 	var text io.Writer
 	if _, ok := h.(harness.Finisher); !ok {
-		live = &liveTail{}
-		text = live
+		c.live = &liveTail{}
+		text = c.live
 	}
-	stop := a.keepHeartbeatingLive(ctx, live, in.Step)
+	sctx, cancel := context.WithCancel(ctx)
+	if in.Budget > 0 {
+		sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), handoffLifetime)
+	}
+	c.cancel = cancel
+	go func() {
+		defer close(c.done)
+		switch route.Wire {
+		case WireResponses:
+			c.ans, c.err = streamResponsesTo(sctx, a.openaiClient(in.Provider, base, key), req, text)
+		case WireChat:
+			c.ans, c.err = streamChatTo(sctx, a.openaiClient(in.Provider, base, key), req, text)
+		case WireMessages:
+			c.ans, c.err = streamMessages(sctx, a.anthropicClient(in.Provider, base, key), req, text)
+		}
+	}()
+	return c, nil
+}
+
+// awaitCall heartbeats the streamed text until the answer is in, and
+// returns it.
+func (a *Activities) awaitCall(ctx context.Context, c *modelCall) (*ModelOutput, error) {
+	defer c.cancel()
+	stop := a.keepHeartbeatingLive(ctx, c.live, c.in.Step)
 	defer stop()
-	var ans harness.Answer
-	switch route.Wire {
-	case WireResponses:
-		ans, err = streamResponsesTo(ctx, a.openaiClient(in.Provider, base, key), req, text)
-	case WireChat:
-		ans, err = streamChatTo(ctx, a.openaiClient(in.Provider, base, key), req, text)
-	case WireMessages:
-		ans, err = streamMessages(ctx, a.anthropicClient(in.Provider, base, key), req, text)
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	if err != nil {
-		return nil, classify(in.Provider, err)
+	return a.output(c)
+}
+
+// callWithin waits up to budget for the answer; a call still streaming
+// then is kept for the activity that takes it over.
+func (a *Activities) callWithin(ctx context.Context, c *modelCall, budget time.Duration) (*ModelOutput, error) {
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case <-c.done:
+		c.cancel()
+		return a.output(c)
+	case <-t.C:
+		return &ModelOutput{Handoff: a.handoffs().put(c)}, nil
+	case <-ctx.Done():
+		c.cancel()
+		return nil, ctx.Err()
 	}
-	if f, ok := h.(harness.Finisher); ok {
-		ans = finish(f, conv, ans, fmt.Sprintf("text-%s-%d", in.TurnID, in.Step))
+}
+
+// output stores the answer and says what the workflow needs of it.
+func (a *Activities) output(c *modelCall) (*ModelOutput, error) {
+	if c.err != nil {
+		return nil, classify(c.in.Provider, c.err)
 	}
-	all := append(append([]harness.Entry{}, in.Append...), ans.Entries...)
-	ref, err := a.Store.Append(refs, all)
+	ans := c.ans
+	if f, ok := c.h.(harness.Finisher); ok {
+		ans = finish(f, c.conv, ans, fmt.Sprintf("text-%s-%d", c.in.TurnID, c.in.Step))
+	}
+	all := append(append([]harness.Entry{}, c.in.Append...), ans.Entries...)
+	ref, err := a.Store.Append(c.refs, all)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +225,8 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 			out.Reasoning += e.Text
 		}
 	}
-	for _, c := range ans.ToolCalls() {
-		out.Calls = append(out.Calls, DecodedCall{Call: c, Inv: decode(h, in.External, c)})
+	for _, call := range ans.ToolCalls() {
+		out.Calls = append(out.Calls, DecodedCall{Call: call, Inv: decode(c.h, c.in.External, call)})
 	}
 	if err := checkPayload(out); err != nil {
 		return nil, err

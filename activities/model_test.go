@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
@@ -189,4 +190,42 @@ func TestRequestBodiesAreTheRenderedParams(t *testing.T) {
 		require.NoError(t, json.Unmarshal(srv.Requests()[0].Body, &got))
 		require.Equal(t, want, got, "%s over %s", tc.harness, tc.wire)
 	}
+}
+
+// A call that outruns its budget is handed off and taken over by the
+// next attempt with its key: one request to the provider, the whole
+// answer. A key this worker does not hold means a fresh call; a call that
+// answers within the budget is just answered.
+func TestCallModelHandsOffASlowCall(t *testing.T) {
+	a := newActs(t)
+	srv, base := fakeServer(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "slow answer", DelayMs: 300}}}}})
+	in := modelInput(WireResponses, "codex", base)
+	in.Budget = 20 * time.Millisecond
+	out, err := a.CallModel(context.Background(), in)
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Handoff)
+	require.Empty(t, out.Message)
+	require.Empty(t, out.Transcript)
+
+	in.Budget, in.Resume = 0, out.Handoff
+	out, err = a.CallModel(context.Background(), in)
+	require.NoError(t, err)
+	require.Equal(t, "slow answer", out.Message)
+	require.NotEmpty(t, out.Transcript)
+	require.Len(t, srv.Requests(), 1, "the handed-off call goes on; it is not made again")
+
+	other := newActs(t) // another worker: it does not hold the call
+	srv2, base2 := fakeServer(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "fresh answer"}}}}})
+	in2 := modelInput(WireResponses, "codex", base2)
+	in2.Resume = "no-such-call"
+	out, err = other.CallModel(context.Background(), in2)
+	require.NoError(t, err)
+	require.Equal(t, "fresh answer", out.Message)
+	require.Len(t, srv2.Requests(), 1)
+
+	in2.Resume, in2.Budget = "", 5*time.Second
+	out, err = other.CallModel(context.Background(), in2)
+	require.NoError(t, err)
+	require.Empty(t, out.Handoff)
+	require.NotEmpty(t, out.Message)
 }

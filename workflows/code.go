@@ -14,9 +14,12 @@ import "go.temporal.io/sdk/workflow"
 // Turns started by older builds (code 0) still ask, and their recorded
 // histories replay as before.
 //
+// Code 2 adds model calls that first wait in the workflow task
+// ([ModelCallsAuto]).
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
-const turnCode = 1
+const turnCode = 2
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).

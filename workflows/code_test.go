@@ -31,7 +31,9 @@ func TestTurnCodeDecidesWithoutVersionMarkers(t *testing.T) {
 		}).Return(workflow.Version(1))
 		var local []string
 		env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
-			local = append(local, info.ActivityType.Name)
+			if info.ActivityType.Name == "DiscoverSkills" {
+				local = append(local, info.ActivityType.Name)
+			}
 		})
 		mockModel(env, &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
 			return answer(n, "done"), nil

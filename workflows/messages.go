@@ -163,6 +163,9 @@ type ThreadConfig struct {
 	// task per step less, at the price of less detail in the UI. Safe
 	// because model calls are retried whole.
 	LocalModelCalls bool `json:"local_model_calls,omitempty"`
+	// ModelCalls chooses how model calls run when LocalModelCalls is not
+	// set: ModelCallsAuto (""), ModelCallsLocal or ModelCallsActivity.
+	ModelCalls string `json:"model_calls,omitempty"`
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
 	SearchAttributes bool `json:"search_attributes,omitempty"`

@@ -236,7 +236,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 	}
 	var out activities.ModelOutput
-	if cfg.LocalModelCalls {
+	if t.localModelCall() {
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 			StartToCloseTimeout: 10 * time.Minute,
 			Summary:             fmt.Sprintf("model %s · step %d", cfg.Model, t.st.Step),
@@ -248,6 +248,13 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 			return nil, err
 		}
 		return &out, nil
+	}
+	if t.budgetedModelCall() {
+		fast, handoff, err := t.callModelWithin(ctx, in)
+		if fast != nil || err != nil {
+			return fast, err
+		}
+		in.Resume = handoff
 	}
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
 		return nil, err

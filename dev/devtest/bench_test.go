@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // BenchmarkTurn20EchoSteps measures a 20-step turn of `echo` commands
@@ -28,9 +29,15 @@ func BenchmarkTurn20EchoSteps(b *testing.B) {
 	w.StartWorker(WorkerOptions{Name: "bench"})
 	ctx := context.Background()
 	cfg := w.Config("")
-	// Regular activities are the default of `interpreter exec`;
-	// BENCH_LOCAL_MODEL_CALLS=1 measures temporal.local_model_calls = true.
-	cfg.LocalModelCalls = os.Getenv("BENCH_LOCAL_MODEL_CALLS") == "1"
+	// The default is `interpreter exec`'s (local within a budget);
+	// BENCH_LOCAL_MODEL_CALLS=1 measures temporal.local_model_calls =
+	// true, and 0 false (every call a regular activity).
+	switch os.Getenv("BENCH_LOCAL_MODEL_CALLS") {
+	case "1":
+		cfg.LocalModelCalls = true
+	case "0":
+		cfg.ModelCalls = workflows.ModelCallsActivity
+	}
 	// Warm up: first workflow and activity tasks, connections, caches.
 	w.RunTurn(ctx, cfg, "warm up")
 	b.ResetTimer()

@@ -28,7 +28,9 @@ func TestRecordToolsHistories(t *testing.T) {
 			{ToolCalls: []fakemodel.ToolCall{call("lookup", `{"term":"durable"}`)}},
 			{Text: "tools done"},
 		}},
-		{Match: "again", Steps: []fakemodel.Step{{Text: "again done"}}},
+		// Slower than the budget of a call in the workflow task: handed
+		// off to a regular activity.
+		{Match: "again", Steps: []fakemodel.Step{{Text: "again done", DelayMs: 400}}},
 	}})
 	if err := os.MkdirAll(filepath.Join(w.Dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
@@ -97,5 +99,5 @@ func TestRecordToolsHistories(t *testing.T) {
 	// The tools-* files were recorded before skills were found in-process
 	// on the host worker (a local activity, behind GetVersion); they stay
 	// to check that turns of that build still replay.
-	w.save(ctx, "tools-code1", id)
+	w.save(ctx, "tools-code2", id)
 }

@@ -9,6 +9,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // activityWorkers maps activity type -> identities of the workers that
@@ -47,7 +48,11 @@ func TestToolsRunOnTheThreadsWorkspaceHost(t *testing.T) {
 	defer cancel()
 
 	for _, host := range []string{"a", "b"} {
-		_, res := w.RunTurn(ctx, w.Config("host-"+host), "where do you run?")
+		cfg := w.Config("host-" + host)
+		// Model calls as regular activities, to see where they are
+		// dispatched (as local activities they run where the turn does).
+		cfg.ModelCalls = workflows.ModelCallsActivity
+		_, res := w.RunTurn(ctx, cfg, "where do you run?")
 		if res.Status != "completed" {
 			t.Fatalf("host %s: turn %s: %s", host, res.Status, res.Error)
 		}

@@ -21,7 +21,8 @@ import (
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench AppServer -benchtime 20x
 //
 // BENCH_FILE_DB=1 keeps the server's state in an SQLite file;
-// BENCH_LOCAL_MODEL_CALLS=1 runs the model calls as local activities.
+// BENCH_LOCAL_MODEL_CALLS=1 runs every model call as a local activity, 0
+// as a regular activity (unset: the default, local within a budget, then handed off).
 func BenchmarkAppServer(b *testing.B) {
 	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{benchThreeSteps()}})
 	w.StartWorker(devtest.WorkerOptions{Name: "bench"})

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/dev/devtest"
@@ -32,6 +34,19 @@ func benchWorld(b *testing.B, script *fakemodel.Script) *devtest.World {
 	return devtest.Start(b, script)
 }
 
+// benchModelCalls is the local_model_calls line for BENCH_LOCAL_MODEL_CALLS:
+// 1 always local, 0 always regular activities, unset the default (local
+// within a budget, then handed off).
+func benchModelCalls() string {
+	switch os.Getenv("BENCH_LOCAL_MODEL_CALLS") {
+	case "1":
+		return "local_model_calls = true\n"
+	case "0":
+		return "local_model_calls = false\n"
+	}
+	return ""
+}
+
 // benchConfig writes a home whose config.toml points at w's fake model and
 // task queues (top adds top-level keys) and loads it.
 func benchConfig(b testing.TB, w *devtest.World, top string) (*Globals, *config.Config) {
@@ -47,8 +62,7 @@ wire_api = "responses"
 [temporal]
 task_queue = %q
 host_queue = %q
-local_model_calls = %t
-`, top, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test", os.Getenv("BENCH_LOCAL_MODEL_CALLS") == "1")
+%s`, top, w.Model.URL(), devtest.TaskQueue, devtest.TaskQueue+"-host-test", benchModelCalls())
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -58,4 +72,25 @@ local_model_calls = %t
 		b.Fatal(err)
 	}
 	return g, loaded
+}
+
+// durations are one measurement per iteration.
+type durations []time.Duration
+
+// report adds the mean (ms/name) and the median (ms/name-p50): on this
+// shared machine a few slow iterations move the mean more than the
+// median.
+func (d durations) report(b *testing.B, name string) {
+	if len(d) == 0 {
+		return
+	}
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	sorted := slices.Clone(d)
+	slices.Sort(sorted)
+	ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+	b.ReportMetric(ms(sum)/float64(len(d)), "ms/"+name)
+	b.ReportMetric(ms(sorted[len(sorted)/2]), "ms/"+name+"-p50")
 }

@@ -323,6 +323,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		LocalModelCalls: cfg.Temporal.LocalModelCalls != nil && *cfg.Temporal.LocalModelCalls,
+		ModelCalls:      modelCalls(cfg.Temporal.LocalModelCalls),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
 		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
 		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
@@ -403,4 +404,14 @@ func rootCause(err error) error {
 		}
 		err = u
 	}
+}
+
+// modelCalls maps temporal.local_model_calls to how turns run model calls:
+// unset, in the workflow task for a short budget, then handed off; false,
+// always as regular activities; true, always local (LocalModelCalls).
+func modelCalls(local *bool) string {
+	if local != nil && !*local {
+		return workflows.ModelCallsActivity
+	}
+	return workflows.ModelCallsAuto
 }

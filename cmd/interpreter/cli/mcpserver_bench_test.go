@@ -23,7 +23,8 @@ import (
 //
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench MCP -benchtime 30x
 //
-// BENCH_LOCAL_MODEL_CALLS=1 runs the model calls as local activities;
+// BENCH_LOCAL_MODEL_CALLS=1 runs every model call as a local activity, 0
+// as a regular activity (unset: the default, local within a budget, then handed off);
 // BENCH_FILE_DB=1 keeps the server's state in an SQLite file, as
 // `interpreter dev` does (the default is in memory).
 func BenchmarkMCPCodexAndReply(b *testing.B) {
@@ -44,14 +45,14 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 	// Warm up: first workflow and activity tasks, connections, caches.
 	call(mcpserver.ToolReply, map[string]any{"threadId": call(mcpserver.ToolCodex, map[string]any{"prompt": "warm up"}), "prompt": "reply"})
 
-	var codex, reply, settled time.Duration
+	var codex, reply, settled durations
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		id := call(mcpserver.ToolCodex, map[string]any{"prompt": "three steps"})
 		t1 := time.Now()
 		call(mcpserver.ToolReply, map[string]any{"threadId": id, "prompt": "reply"})
-		codex, reply = codex+t1.Sub(t0), reply+time.Since(t1)
+		codex, reply = append(codex, t1.Sub(t0)), append(reply, time.Since(t1))
 		// A reply to a thread that has taken in its last turn (a client
 		// that reads the answer before replying).
 		b.StopTimer()
@@ -59,12 +60,12 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 		b.StartTimer()
 		t2 := time.Now()
 		call(mcpserver.ToolReply, map[string]any{"threadId": id, "prompt": "reply"})
-		settled += time.Since(t2)
+		settled = append(settled, time.Since(t2))
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(codex.Microseconds())/1000/float64(b.N), "ms/codex")
-	b.ReportMetric(float64(reply.Microseconds())/1000/float64(b.N), "ms/reply")
-	b.ReportMetric(float64(settled.Microseconds())/1000/float64(b.N), "ms/reply-settled")
+	codex.report(b, "codex")
+	reply.report(b, "reply")
+	settled.report(b, "reply-settled")
 }
 
 // awaitSettled waits until the thread has taken in its last turn's result

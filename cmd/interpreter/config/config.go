@@ -202,11 +202,15 @@ type Temporal struct {
 	// HostQueue is this workspace host's tool queue. Load fills it with
 	// DefaultHostQueue when unset.
 	HostQueue string `toml:"host_queue"`
-	// LocalModelCalls runs model calls as local activities (default false):
-	// one workflow task less per step, but the turn's events are published
-	// only when the call returns (or the task heartbeats), so it suits fast
-	// models. false: each model call is a regular activity, with heartbeats
-	// and a labelled bar on the UI's timeline.
+	// LocalModelCalls chooses how model calls run. Unset (the default):
+	// a call waits up to 250 ms for its answer inside the turn's workflow
+	// task (a local activity); a call still streaming then is taken over
+	// by a regular activity on the same worker (workflows.ModelCallsAuto).
+	// true: always local, one workflow task and one activity dispatch less
+	// per step, but the turn's events are published only when the call
+	// returns (or the task heartbeats) and the text does not stream.
+	// false: always a regular activity, with heartbeats, streamed text and
+	// a labelled bar on the UI's timeline.
 	LocalModelCalls *bool `toml:"local_model_calls"`
 	// UIURL is the base URL of the Temporal Web UI, for links printed by
 	// front ends (default: the dev server's http://127.0.0.1:8233 when
