@@ -51,6 +51,11 @@ type Activities struct {
 	// the worker); work that must run on the workspace host may run
 	// in-process when a turn names this queue.
 	HostQueue string
+	// HandoffQueue is a task queue only this worker process polls, where
+	// a model call handed off by a local activity is taken over (set by
+	// the worker; empty: the shared queue, and a call that lands on
+	// another worker is made afresh).
+	HandoffQueue string
 
 	// MCPEnv holds the values of MCP servers' env variables on this worker
 	// (server name, then variable): threads carry only the names.

@@ -82,6 +82,8 @@ type ModelOutput struct {
 	// its budget and goes on streaming on this worker (see
 	// [ModelInput.Resume]).
 	Handoff string `json:"handoff,omitempty"`
+	// HandoffQueue is where the handed-off call is (empty: anywhere).
+	HandoffQueue string `json:"handoff_queue,omitempty"`
 }
 
 // Error types the workflow tells apart.
@@ -198,7 +200,7 @@ func (a *Activities) callWithin(ctx context.Context, c *modelCall, budget time.D
 		c.cancel()
 		return a.output(c)
 	case <-t.C:
-		return &ModelOutput{Handoff: a.handoffs().put(c)}, nil
+		return &ModelOutput{Handoff: a.handoffs().put(c), HandoffQueue: a.HandoffQueue}, nil
 	case <-ctx.Done():
 		c.cancel()
 		return nil, ctx.Err()

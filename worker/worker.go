@@ -6,6 +6,8 @@ package worker
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -50,6 +52,7 @@ type Options struct {
 type Workers struct {
 	shared worker.Worker // nil for a tools-only worker
 	host   worker.Worker
+	calls  worker.Worker // this process's handed-off model calls; nil for a tools-only worker
 	acts   *activities.Activities
 }
 
@@ -84,6 +87,17 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.ToolsOnly {
 		return w, nil
 	}
+	// Model calls that outrun their time in a workflow task go on in this
+	// process: the activity that takes one over must come here.
+	o.Activities.HandoffQueue = handoffQueue(o.TaskQueue)
+	callsOpts := base
+	callsOpts.DisableWorkflowWorker = true
+	w.calls = worker.New(c, o.Activities.HandoffQueue, callsOpts)
+	w.calls.RegisterActivity(o.Activities.CallModel)
+	if err := w.calls.Start(); err != nil {
+		host.Stop()
+		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.HandoffQueue, err)
+	}
 	w.shared = worker.New(c, o.TaskQueue, base)
 	w.shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
@@ -99,6 +113,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared.RegisterActivity(o.Activities.ConsolidateMemories)
 	if err := w.shared.Start(); err != nil {
 		host.Stop()
+		w.calls.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)
 	}
 	return w, nil
@@ -109,6 +124,13 @@ func (w *Workers) Stop() {
 	w.host.Stop()
 	if w.shared != nil {
 		w.shared.Stop()
+		w.calls.Stop()
 	}
 	w.acts.CloseMCP() // stdio MCP servers' processes end with the worker
+}
+
+// handoffQueue names a task queue that only this process polls.
+func handoffQueue(shared string) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-calls-%s-%d-%s", shared, host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%(1<<32), 36))
 }

@@ -50,10 +50,10 @@ func (t *turn) budgetedModelCall() bool {
 }
 
 // callModelWithin makes the call as a local activity with the budget. It
-// returns the answer, or a handoff to resume (handoff set, out nil), or
-// the error that ends the call; any other failure is left to the regular
-// activity, which makes the call afresh with its retries.
-func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (out *activities.ModelOutput, handoff string, err error) {
+// returns the answer, or a handoff to take over (Handoff set), or the
+// error that ends the call; nil, nil leaves the call to a regular
+// activity, which makes it afresh with its retries.
+func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
@@ -61,15 +61,43 @@ func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (
 	})
 	in.Budget = modelCallBudget
 	var res activities.ModelOutput
-	err = workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res)
-	var app *temporal.ApplicationError
-	switch {
-	case err == nil && res.Handoff != "":
-		return nil, res.Handoff, nil
-	case err == nil:
-		return &res, "", nil
-	case ctx.Err() != nil, errors.As(err, &app) && app.NonRetryable():
-		return nil, "", err
+	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res); err != nil {
+		return nil, finalModelError(ctx, err)
 	}
-	return nil, "", nil
+	return &res, nil
+}
+
+// resumeModelCall takes a handed-off call over on the worker that holds
+// it. nil, nil: that worker is gone (the activity was not picked up in
+// time) or the call failed in a way worth a fresh try.
+func (t *turn) resumeModelCall(ctx workflow.Context, in activities.ModelInput, h *activities.ModelOutput) (*activities.ModelOutput, error) {
+	hb := t.in.Config.ModelHeartbeat
+	if hb <= 0 {
+		hb = 5 * time.Second
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		TaskQueue:              h.HandoffQueue,
+		ScheduleToStartTimeout: 10 * time.Second,
+		StartToCloseTimeout:    10 * time.Minute,
+		HeartbeatTimeout:       hb,
+		Summary:                fmt.Sprintf("model %s · step %d (continued)", in.Model, in.Step),
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	in.Resume = h.Handoff
+	var out activities.ModelOutput
+	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
+		return nil, finalModelError(ctx, err)
+	}
+	return &out, nil
+}
+
+// finalModelError keeps the errors that end a model call (the turn was
+// interrupted, or the provider refused for good) and drops the others,
+// which a fresh call with the full retry policy may overcome.
+func finalModelError(ctx workflow.Context, err error) error {
+	var app *temporal.ApplicationError
+	if ctx.Err() != nil || errors.As(err, &app) && app.NonRetryable() {
+		return err
+	}
+	return nil
 }

@@ -30,10 +30,22 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 		want   []string                                                        // how each attempt ran
 		resume []string                                                        // Resume of the regular attempts
 		failed string
+		gone   bool // the handoff queue's worker does not answer
 	}{
 		{name: "fast model", code: turnCode, want: []string{"local", "local"}},
 		{name: "slow model: handed off", code: turnCode, budget: handoff,
 			want: []string{"local", "activity", "local", "activity"}, resume: []string{"h-1", "h-2"}},
+		{name: "slow model: taken over on its worker's queue", code: turnCode,
+			budget: func(in activities.ModelInput) (*activities.ModelOutput, error) {
+				return &activities.ModelOutput{Handoff: "h-" + itoa(in.Step), HandoffQueue: "calls-q"}, nil
+			},
+			want: []string{"local", "activity@calls-q", "local", "activity@calls-q"}, resume: []string{"h-1", "h-2"}},
+		{name: "its worker is gone: afresh", code: turnCode, gone: true,
+			budget: func(in activities.ModelInput) (*activities.ModelOutput, error) {
+				return &activities.ModelOutput{Handoff: "h-" + itoa(in.Step), HandoffQueue: "calls-q"}, nil
+			},
+			want:   []string{"local", "activity@calls-q", "activity", "local", "activity@calls-q", "activity"},
+			resume: []string{"h-1", "", "h-2", ""}},
 		{name: "a failure is retried afresh", code: turnCode,
 			budget: func(activities.ModelInput) (*activities.ModelOutput, error) {
 				return nil, errors.New("connection reset")
@@ -53,7 +65,11 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 			var mu sync.Mutex
 			var how, resume []string
 			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-				if info.ActivityType.Name == "CallModel" {
+				switch {
+				case info.ActivityType.Name != "CallModel":
+				case info.TaskQueue == "calls-q":
+					how = append(how, "activity@calls-q")
+				default:
 					how = append(how, "activity")
 				}
 			})
@@ -72,6 +88,9 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 					mu.Lock()
 					resume = append(resume, in.Resume)
 					mu.Unlock()
+					if tc.gone && in.Resume != "" {
+						return nil, errors.New("activity ScheduleToStart timeout")
+					}
 				}
 				if in.Step == 1 {
 					return withCalls(1, "", shellCall("c1", "true")), nil

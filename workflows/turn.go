@@ -250,11 +250,19 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		return &out, nil
 	}
 	if t.budgetedModelCall() {
-		fast, handoff, err := t.callModelWithin(ctx, in)
-		if fast != nil || err != nil {
-			return fast, err
+		res, err := t.callModelWithin(ctx, in)
+		switch {
+		case err != nil:
+			return nil, err
+		case res != nil && res.Handoff == "":
+			return res, nil
+		case res != nil && res.HandoffQueue != "":
+			if out, err := t.resumeModelCall(ctx, in, res); out != nil || err != nil {
+				return out, err
+			}
+		case res != nil:
+			in.Resume = res.Handoff
 		}
-		in.Resume = handoff
 	}
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
 		return nil, err

@@ -99,5 +99,5 @@ func TestRecordToolsHistories(t *testing.T) {
 	// The tools-* files were recorded before skills were found in-process
 	// on the host worker (a local activity, behind GetVersion); they stay
 	// to check that turns of that build still replay.
-	w.save(ctx, "tools-code2", id)
+	w.save(ctx, "tools-code2q", id)
 }

@@ -1,0 +1,68 @@
+package devtest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// A model call slower than its budget in the workflow task is taken over,
+// on the worker that started it, by a regular activity: the provider sees
+// each call once, and a fast call is answered in the workflow task. (The
+// taken-over call's text streams through that activity's heartbeats: see
+// TestLiveTextOfAStreamingModelCall.)
+func TestSlowModelCallIsTakenOverNotRepeated(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "echo quick"},
+		{Text: "a slow answer, streamed", ChunkDelayMs: 150},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "handoff"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	_, res := w.RunTurn(ctx, w.Config(""), "one quick step, one slow")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "a slow answer, streamed" {
+		t.Fatalf("turn %s: %q %s", res.Status, res.FinalMessage, res.Error)
+	}
+	if n := len(w.Model.Server.Requests()); n != 2 {
+		t.Fatalf("the model was asked %d times, want 2 (one per step)", n)
+	}
+	var local, continued []string
+	for _, e := range historyOf(t, w, res.TurnID) {
+		if m := e.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() == "LocalActivity" {
+			local = append(local, m.GetMarkerName())
+		}
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "CallModel" {
+			continued = append(continued, a.GetTaskQueue().GetName())
+		}
+	}
+	// Skills, then both model calls start in the workflow task.
+	if len(local) != 3 {
+		t.Fatalf("%d local activities, want 3 (skills, two model calls)", len(local))
+	}
+	if len(continued) != 1 || !strings.Contains(continued[0], TaskQueue+"-calls-") {
+		t.Fatalf("model calls continued as activities on %v, want one on this worker's own queue", continued)
+	}
+}
+
+// historyOf reads the events of a workflow's current run.
+func historyOf(t *testing.T, w *World, workflowID string) []*historypb.HistoryEvent {
+	t.Helper()
+	it := w.Client.GetWorkflowHistory(context.Background(), workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var out []*historypb.HistoryEvent
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
