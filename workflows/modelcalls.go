@@ -67,28 +67,79 @@ func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (
 	return &res, nil
 }
 
-// resumeModelCall takes a handed-off call over on the worker that holds
-// it. nil, nil: that worker is gone (the activity was not picked up in
-// time) or the call failed in a way worth a fresh try.
-func (t *turn) resumeModelCall(ctx workflow.Context, in activities.ModelInput, h *activities.ModelOutput) (*activities.ModelOutput, error) {
-	hb := t.in.Config.ModelHeartbeat
-	if hb <= 0 {
-		hb = 5 * time.Second
+// takeOver goes on with a handed-off call: on the worker that holds it
+// when the handoff names its queue, and else as a regular activity on the
+// shared queue (which makes the call afresh when it lands elsewhere). When
+// the holding worker is gone (the activity is not picked up in time), or
+// the call fails in a way worth a fresh try, it is made afresh.
+func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activities.ModelOutput) (*activities.ModelOutput, error) {
+	if h.HandoffQueue == "" {
+		in.Resume = h.Handoff
+		return t.callModelActivity(ctx, in)
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              h.HandoffQueue,
 		ScheduleToStartTimeout: 10 * time.Second,
 		StartToCloseTimeout:    10 * time.Minute,
-		HeartbeatTimeout:       hb,
+		HeartbeatTimeout:       t.modelHeartbeat(),
 		Summary:                fmt.Sprintf("model %s · step %d (continued)", in.Model, in.Step),
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	in.Resume = h.Handoff
+	resume := in
+	resume.Resume = h.Handoff
+	var out activities.ModelOutput
+	err := workflow.ExecuteActivity(actx, acts.CallModel, resume).Get(ctx, &out)
+	if err == nil {
+		return &out, nil
+	}
+	if err := finalModelError(ctx, err); err != nil {
+		return nil, err
+	}
+	return t.callModelActivity(ctx, in)
+}
+
+// callModelActivity makes the call as a regular activity on the shared
+// queue, with heartbeats (the streamed text) and the full retry policy.
+func (t *turn) callModelActivity(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    t.modelHeartbeat(),
+		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+			MaximumAttempts:    10,
+		},
+	})
 	var out activities.ModelOutput
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
-		return nil, finalModelError(ctx, err)
+		return nil, err
 	}
 	return &out, nil
+}
+
+// callModelLocally makes the call as a local activity, retried in place.
+func (t *turn) callModelLocally(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
+		},
+	})
+	var out activities.ModelOutput
+	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func (t *turn) modelHeartbeat() time.Duration {
+	if hb := t.in.Config.ModelHeartbeat; hb > 0 {
+		return hb
+	}
+	return 5 * time.Second
 }
 
 // finalModelError keeps the errors that end a model call (the turn was

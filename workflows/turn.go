@@ -212,21 +212,6 @@ func (t *turn) interruptReason() string {
 
 func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) {
 	cfg := t.in.Config
-	hb := cfg.ModelHeartbeat
-	if hb <= 0 {
-		hb = 5 * time.Second
-	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    hb,
-		Summary:             fmt.Sprintf("model %s · step %d", cfg.Model, t.st.Step),
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    time.Second,
-			BackoffCoefficient: 2,
-			MaximumInterval:    time.Minute,
-			MaximumAttempts:    10,
-		},
-	})
 	in := activities.ModelInput{
 		ThreadID: t.in.ThreadID, TurnID: t.in.TurnID, Step: t.st.Step,
 		Model: cfg.Model, Provider: cfg.Provider, Harness: cfg.Harness,
@@ -235,39 +220,19 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance, Skills: t.envSkills()},
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 	}
-	var out activities.ModelOutput
-	if t.localModelCall() {
-		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-			StartToCloseTimeout: 10 * time.Minute,
-			Summary:             fmt.Sprintf("model %s · step %d", cfg.Model, t.st.Step),
-			RetryPolicy: &temporal.RetryPolicy{
-				InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
-			},
-		})
-		if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out); err != nil {
-			return nil, err
+	switch {
+	case t.localModelCall():
+		return t.callModelLocally(ctx, in)
+	case t.budgetedModelCall():
+		out, err := t.callModelWithin(ctx, in)
+		if err != nil || out != nil && out.Handoff == "" {
+			return out, err
 		}
-		return &out, nil
-	}
-	if t.budgetedModelCall() {
-		res, err := t.callModelWithin(ctx, in)
-		switch {
-		case err != nil:
-			return nil, err
-		case res != nil && res.Handoff == "":
-			return res, nil
-		case res != nil && res.HandoffQueue != "":
-			if out, err := t.resumeModelCall(ctx, in, res); out != nil || err != nil {
-				return out, err
-			}
-		case res != nil:
-			in.Resume = res.Handoff
+		if out != nil {
+			return t.takeOver(ctx, in, out)
 		}
 	}
-	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return t.callModelActivity(ctx, in)
 }
 
 func (t *turn) showAnswer(out *activities.ModelOutput) {
