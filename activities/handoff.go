@@ -8,13 +8,16 @@ import (
 	"time"
 )
 
-// handoffLifetime bounds a handed-off call: the stream's own lifetime,
-// and how long it waits to be taken over before it is dropped (the turn
-// was interrupted, or the taking activity went to another worker).
+// handoffLifetime bounds the stream of a call that may be handed off (as
+// an activity's start-to-close timeout bounds any other call).
 const handoffLifetime = 10 * time.Minute
 
-// handoffUnclaimed is how long a handed-off call waits to be taken over.
-const handoffUnclaimed = time.Minute
+// handoffUnclaimed is how long a handed-off call waits to be taken over
+// before it is cancelled and dropped (the turn was interrupted, or the
+// workflow task that held the handoff failed): a little longer than the
+// taking activity's schedule-to-start timeout, after which the turn makes
+// the call afresh anyway.
+const handoffUnclaimed = 15 * time.Second
 
 // handoffs holds the model calls that outran their local activity's
 // budget until the regular activity that goes on with them takes them.
@@ -42,9 +45,9 @@ func (a *Activities) handoffs() *handoffs {
 func (h *handoffs) put(c *modelCall) string {
 	key := fmt.Sprintf("%s/%s/%d/%d", h.prefix, c.in.TurnID, c.in.Step, h.n.Add(1))
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	h.calls[key] = c
-	h.mu.Unlock()
-	time.AfterFunc(handoffUnclaimed, func() {
+	c.unclaimed = time.AfterFunc(handoffUnclaimed, func() {
 		if c := h.take(key); c != nil {
 			c.cancel()
 		}
@@ -57,6 +60,9 @@ func (h *handoffs) take(key string) *modelCall {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c := h.calls[key]
-	delete(h.calls, key)
+	if c != nil {
+		delete(h.calls, key)
+		c.unclaimed.Stop()
+	}
 	return c
 }

@@ -124,9 +124,11 @@ type modelCall struct {
 	refs   []string
 	live   *liveTail // nil for harnesses that find commands in the text
 	cancel context.CancelFunc
-	done   chan struct{}
-	ans    harness.Answer
-	err    error
+	// unclaimed drops the call when no activity takes it over.
+	unclaimed *time.Timer
+	done      chan struct{}
+	ans       harness.Answer
+	err       error
 }
 
 // startCall prepares the request and starts streaming the answer. A call
@@ -157,13 +159,21 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 		c.live = &liveTail{}
 		text = c.live
 	}
-	sctx, cancel := context.WithCancel(ctx)
+	var sctx context.Context
 	if in.Budget > 0 {
-		sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), handoffLifetime)
+		sctx, c.cancel = context.WithTimeout(context.WithoutCancel(ctx), handoffLifetime)
+	} else {
+		sctx, c.cancel = context.WithCancel(ctx)
 	}
-	c.cancel = cancel
 	go func() {
 		defer close(c.done)
+		// Off the activity's goroutine, a panic in a harness's rendering
+		// or parsing would take the whole worker down; it fails the call.
+		defer func() {
+			if r := recover(); r != nil {
+				c.err = fmt.Errorf("model call: panic: %v", r)
+			}
+		}()
 		switch route.Wire {
 		case WireResponses:
 			c.ans, c.err = streamResponsesTo(sctx, a.openaiClient(in.Provider, base, key), req, text)

@@ -19,6 +19,12 @@ import "go.temporal.io/sdk/workflow"
 //
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
+//
+// Unlike a marker, a code is not checked by an older build: a worker that
+// predates code N runs a code-N turn with its own, older branches, and a
+// newer worker could not replay that history. So, as for any change of
+// workflow code, workers of a new build replace the old ones; they do not
+// run beside them on the same task queue.
 const turnCode = 2
 
 // changed tells whether the turn runs the new side of changeID, a change

@@ -18,9 +18,9 @@ type eventLog struct {
 	closing bool
 	// result is the turn's result once done, for waiting readers.
 	result *TurnResult
-	// heard is set once the model has answered in this turn (or the turn
-	// resumed from a previous run): what comes after is worth a reader's
-	// workflow task.
+	// heard is set once the model has answered in this turn, once a
+	// wait's hold ran out, or when the turn resumed from a previous run:
+	// no later wait holds.
 	heard bool
 	// lastAt is when the last event was added, kept when now is set (the
 	// stall timeout needs it).
@@ -95,11 +95,16 @@ func (l *eventLog) register(ctx workflow.Context) error {
 			timeout = 30 * time.Second
 		}
 		if hold := time.Duration(req.HoldMs) * time.Millisecond; hold > 0 && hold < timeout && !l.heard {
-			if _, err := workflow.AwaitWithTimeout(ctx, hold, func() bool {
+			ok, err := workflow.AwaitWithTimeout(ctx, hold, func() bool {
 				return l.heard && l.last > req.After || l.done || l.closing
-			}); err != nil {
+			})
+			if err != nil {
 				return WaitResponse{Last: l.last, Done: l.done}, err
 			}
+			// A slow first answer: the opening goes out now, and the
+			// reader's next waits do not hold again (each would cost a
+			// timer and a workflow task of its own).
+			l.heard = l.heard || !ok
 			timeout -= hold
 		}
 		ready := func() bool { return l.last > req.After || l.done || l.closing }

@@ -136,3 +136,39 @@ func itemType(e Event) string {
 	}
 	return e.Item.Type
 }
+
+// Once a hold ran out, the reader's next waits on the same slow call do
+// not hold again: one hold timer in all.
+func TestWaitHoldsOnlyOnce(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(10*time.Second).Return(answer(1, "done"), nil)
+	holds := 0
+	env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+		if d == 250*time.Millisecond {
+			holds++
+		}
+	})
+	var answers []WaitResponse
+	var wait func(after int)
+	wait = func(after int) {
+		env.UpdateWorkflow(UpdateWaitEvents, "", &testsuite.TestUpdateCallback{
+			OnAccept: func() {},
+			OnReject: func(err error) { t.Errorf("wait refused: %v", err) },
+			OnComplete: func(v any, err error) {
+				require.NoError(t, err)
+				r := v.(WaitResponse)
+				answers = append(answers, r)
+				if !r.Done {
+					wait(r.Last)
+				}
+			},
+		}, WaitRequest{After: after, TimeoutMs: 20000, HoldMs: 250})
+	}
+	env.RegisterDelayedCallback(func() { wait(0) }, 0)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
+
+	require.Equal(t, StatusCompleted, turnResult(t, env).Status)
+	require.Len(t, answers, 2, "the opening after the hold, then the end")
+	require.True(t, answers[1].Done)
+	require.Equal(t, 1, holds)
+}

@@ -18,14 +18,16 @@ const (
 	// fast model (a local one, a small one, the fake model of the tests)
 	// is then answered without an activity dispatch or a second workflow
 	// task. A call still streaming when the budget runs out is handed
-	// off: a regular activity takes the same stream over on the same
-	// worker (eager dispatch), with what only a regular activity gives:
-	// the streamed text read from its heartbeats, a dead worker noticed
-	// within the heartbeat timeout, and the turn's other messages (an
-	// interrupt, a reader's wait) taken while it runs. When the regular
-	// activity lands on another worker, or after a restart, it makes the
-	// call afresh (model calls are retried whole anyway). Turns started
-	// before turn code 2 run every call as a regular activity.
+	// off: a regular activity on a task queue only that worker process
+	// polls ([activities.Activities.HandoffQueue]) takes the same stream
+	// over, with what only a regular activity gives: the streamed text
+	// read from its heartbeats, a dead worker noticed within the
+	// heartbeat timeout, and the turn's other messages (an interrupt, a
+	// reader's wait) taken while it runs. When that worker is gone (the
+	// activity is not picked up within 10 s) or the take-over fails in a
+	// way worth another try, the call is made afresh on the shared queue
+	// (model calls are retried whole anyway). Turns started before turn
+	// code 2 run every call as a regular activity.
 	ModelCallsAuto = ""
 	// ModelCallsLocal runs every call as a local activity (as
 	// LocalModelCalls does).
@@ -34,8 +36,10 @@ const (
 	ModelCallsActivity = "activity"
 )
 
-// modelCallBudget is how long a call waits in the workflow task: the
-// delay it adds before a slow call's events and streamed text show.
+// modelCallBudget is how long a call waits in the workflow task: a slow
+// call's streamed text shows that much later, and the turn's opening
+// events (held for the first answer, see [WaitRequest.HoldMs]) about
+// twice that.
 const modelCallBudget = 250 * time.Millisecond
 
 // localModelCall tells whether every model call runs as a local activity.
