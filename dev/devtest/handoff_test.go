@@ -66,3 +66,55 @@ func historyOf(t *testing.T, w *World, workflowID string) []*historypb.HistoryEv
 	}
 	return out
 }
+
+// Interrupting a turn while a handed-off model call streams ends the turn
+// at once, without waiting for the model: the taking activity is
+// cancelled, and with it the call.
+func TestInterruptDuringAHandedOffModelCall(t *testing.T) {
+	const modelDelay = 30 * time.Second
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Text: "never read", DelayMs: int(modelDelay / time.Millisecond)},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "handoff"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	id := "handoff-interrupt-" + time.Now().Format("150405.000000")
+	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+		workflows.StartTurnRequest{Prompt: "a slow answer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	interrupted := false
+	res, err := workflows.FollowTurnResult(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+		if e.Type == workflows.EventTurnStarted && !interrupted {
+			interrupted = true
+			if err := workflows.Interrupt(ctx, w.Client, id); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res == nil {
+		r := w.WaitTurn(ctx, id, resp.TurnID)
+		res = &r
+	}
+	if res.Status != workflows.StatusInterrupted {
+		t.Fatalf("turn %s (%s), want interrupted", res.Status, res.Error)
+	}
+	if took := time.Since(start); took >= modelDelay/2 {
+		t.Fatalf("the turn ended after %s: it waited for the model", took)
+	}
+	var queues []string
+	for _, e := range historyOf(t, w, resp.TurnID) {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "CallModel" {
+			queues = append(queues, a.GetTaskQueue().GetName())
+		}
+	}
+	if len(queues) != 1 || !strings.Contains(queues[0], TaskQueue+"-calls-") {
+		t.Fatalf("model call activities on %v, want one taking over on the worker's own queue", queues)
+	}
+}
