@@ -313,6 +313,13 @@ func (f *follower) run() {
 	if f.after > 0 {
 		// Picked up mid-turn: ask again what a previous server left open.
 		c.askPending(f.turnID)
+	} else if f.content != nil {
+		// Our own new turn has started (the thread accepted it): say so
+		// now, rather than with its first events, which a slow model
+		// keeps back for a moment (see workflows.WaitRequest.HoldMs).
+		f.emitMu.Lock()
+		f.begin()
+		f.emitMu.Unlock()
 	}
 	ctx := c.ctx
 	stopLive := f.startLive(ctx)

@@ -70,7 +70,7 @@ func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in Reply
 				time.Sleep(100 * time.Millisecond) // its thread has not taken in the end yet
 			}
 			waited = busy.TurnID
-			if _, err := c.follow(ctx, busy.TurnID); err != nil {
+			if _, err := c.follow(ctx, busy.TurnID, false); err != nil {
 				return c.stopped(ctx, err)
 			}
 			continue
@@ -172,9 +172,9 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 }
 
 // follow reports a turn's events until it ends, then its end, and returns
-// its result.
-func (c *call) follow(ctx context.Context, turnID string) (workflows.TurnResult, error) {
-	var m eventMapper
+// its result. announced: task_started was sent already.
+func (c *call) follow(ctx context.Context, turnID string, announced bool) (workflows.TurnResult, error) {
+	m := eventMapper{announced: announced}
 	asks := newAsks(ctx)
 	defer asks.stop()
 	live := &livePoller{c: c, turnID: turnID}
@@ -217,7 +217,11 @@ func (c *call) ended(ctx context.Context, turnID string, live *livePoller, res w
 
 // runTurn follows the call's own turn and answers with its outcome.
 func (c *call) runTurn(ctx context.Context, turnID string) (*mcp.CallToolResult, Result, error) {
-	res, err := c.follow(ctx, turnID)
+	// The turn has started (the thread accepted it): say so now, as Codex
+	// does, rather than with the turn's first events, which a slow model
+	// keeps back for a moment (see workflows.WaitRequest.HoldMs).
+	c.emit(ctx, turnID, taskStarted(turnID))
+	res, err := c.follow(ctx, turnID, true)
 	if err != nil {
 		return c.stopped(ctx, err)
 	}

@@ -36,11 +36,20 @@ func sessionConfigured(st Started) msg {
 // was interrupted.
 type eventMapper struct {
 	began map[string]bool // items whose begin message was sent
+	// announced is set when task_started went out before the log's start.
+	announced bool
+}
+
+func taskStarted(turnID string) msg {
+	return msg{"type": "task_started", "turn_id": turnID, "model_context_window": nil}
 }
 
 func (m *eventMapper) messages(e workflows.Event) []msg {
 	if e.Type == workflows.EventTurnStarted {
-		return []msg{{"type": "task_started", "turn_id": e.TurnID, "model_context_window": nil}}
+		if m.announced {
+			return nil
+		}
+		return []msg{taskStarted(e.TurnID)}
 	}
 	if e.Item == nil {
 		return nil

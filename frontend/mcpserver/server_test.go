@@ -96,6 +96,9 @@ func TestCodexRunsTurn(t *testing.T) {
 			t.Errorf("event id %v, want the turn id", n.Params["id"])
 		}
 	}
+	if started := evs[1].Params["msg"].(map[string]any); started["turn_id"] != "thread-1/turn-1" {
+		t.Errorf("task_started %v, want the turn's id", started)
+	}
 	first := evs[0].Params["msg"].(map[string]any)
 	if first["session_id"] != "thread-1" || first["model"] != "fake-model" {
 		t.Errorf("session_configured %v", first)
