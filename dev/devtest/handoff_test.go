@@ -47,8 +47,15 @@ func TestSlowModelCallIsTakenOverNotRepeated(t *testing.T) {
 	if len(local) != 3 {
 		t.Fatalf("%d local activities, want 3 (skills, two model calls)", len(local))
 	}
-	if len(continued) != 1 || !strings.Contains(continued[0], TaskQueue+"-calls-") {
-		t.Fatalf("model calls continued as activities on %v, want one on this worker's own queue", continued)
+	// The slow one goes on on this worker's own queue (so may the quick
+	// one, on a machine too loaded to answer it within the budget).
+	if len(continued) == 0 || len(continued) > 2 {
+		t.Fatalf("model calls continued as activities on %v, want the slow one", continued)
+	}
+	for _, q := range continued {
+		if !strings.Contains(q, TaskQueue+"-calls-") {
+			t.Fatalf("a model call continued on %s, want this worker's own queue", q)
+		}
 	}
 }
 
