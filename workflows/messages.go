@@ -159,13 +159,12 @@ type ThreadConfig struct {
 	ExecHeartbeat    time.Duration `json:"exec_heartbeat,omitempty"`
 	ModelHeartbeat   time.Duration `json:"model_heartbeat,omitempty"`
 	HistoryEventsCAN int           `json:"history_events_can,omitempty"`
-	// LocalModelCalls runs model calls as local activities: one workflow
-	// task per step less, at the price of less detail in the UI. Safe
-	// because model calls are retried whole.
-	LocalModelCalls bool `json:"local_model_calls,omitempty"`
-	// ModelCalls chooses how model calls run when LocalModelCalls is not
-	// set: ModelCallsAuto (""), ModelCallsLocal or ModelCallsActivity.
+	// ModelCalls chooses how model calls run: ModelCallsAuto (""),
+	// ModelCallsLocal or ModelCallsActivity.
 	ModelCalls string `json:"model_calls,omitempty"`
+	// LocalModelCalls is how threads of earlier builds said
+	// ModelCallsLocal; still honoured for them.
+	LocalModelCalls bool `json:"local_model_calls,omitempty"`
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
 	SearchAttributes bool `json:"search_attributes,omitempty"`

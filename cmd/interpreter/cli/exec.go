@@ -322,7 +322,6 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
-		LocalModelCalls: cfg.Temporal.LocalModelCalls != nil && *cfg.Temporal.LocalModelCalls,
 		ModelCalls:      modelCalls(cfg.Temporal.LocalModelCalls),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
 		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
@@ -408,10 +407,13 @@ func rootCause(err error) error {
 
 // modelCalls maps temporal.local_model_calls to how turns run model calls:
 // unset, in the workflow task for a short budget, then handed off; false,
-// always as regular activities; true, always local (LocalModelCalls).
+// always as regular activities; true, always as local activities.
 func modelCalls(local *bool) string {
-	if local != nil && !*local {
-		return workflows.ModelCallsActivity
+	switch {
+	case local == nil:
+		return workflows.ModelCallsAuto
+	case *local:
+		return workflows.ModelCallsLocal
 	}
-	return workflows.ModelCallsAuto
+	return workflows.ModelCallsActivity
 }
