@@ -62,6 +62,8 @@ type ModelInput struct {
 	// with heartbeats, when this worker holds it, and is made afresh
 	// otherwise.
 	Resume string `json:"resume,omitempty"`
+	// Reasoning settings asked of the model.
+	Reasoning harness.Reasoning `json:"reasoning,omitzero"`
 }
 
 // DecodedCall is a tool call with its mapping onto a core tool.
@@ -149,7 +151,7 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 		return nil, err
 	}
 	conv := append(prior, in.Append...)
-	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID, External: in.External}
+	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID, External: in.External, Reasoning: in.Reasoning}
 	c := &modelCall{in: in, h: h, conv: conv, refs: refs, done: make(chan struct{})}
 	// The message text streams into live, which heartbeats show (see
 	// [ModelProgress]). Not for harnesses that find commands in the text:

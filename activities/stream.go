@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,7 +13,7 @@ import (
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
-var errIncompleteStream = errors.New("stream ended before the response completed")
+var errIncompleteStream = harness.ErrIncompleteStream
 
 // The stream functions write the message text to text (nil: nowhere) as
 // it streams in, for the live view of a running call (see [ModelProgress]).
@@ -26,33 +25,26 @@ func streamResponses(ctx context.Context, c openai.Client, req harness.Request) 
 func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
 	stream := c.Responses.NewStreaming(ctx, harness.RenderResponses(req))
 	defer stream.Close()
-	var raw string
+	// The answer is gathered from the events themselves: servers differ in
+	// whether response.completed repeats the output items.
+	var acc harness.ResponsesStream
 	for stream.Next() {
 		ev := stream.Current()
-		switch ev.Type {
-		case "response.output_text.delta":
-			if text != nil {
-				_, _ = io.WriteString(text, ev.Delta)
-			}
-		case "response.completed", "response.incomplete":
-			raw = ev.Response.RawJSON()
-		case "response.failed":
-			msg := ev.Response.Error.Message
-			if msg == "" {
-				msg = "response failed"
-			}
-			return harness.Answer{}, errors.New(msg)
-		case "error":
-			return harness.Answer{}, errors.New(ev.Message)
+		if ev.Type == "response.output_text.delta" && text != nil {
+			_, _ = io.WriteString(text, ev.Delta)
+		}
+		over, err := acc.Add([]byte(ev.RawJSON()))
+		if err != nil {
+			return harness.Answer{}, err
+		}
+		if over {
+			break
 		}
 	}
 	if err := stream.Err(); err != nil {
 		return harness.Answer{}, err
 	}
-	if raw == "" {
-		return harness.Answer{}, errIncompleteStream
-	}
-	return harness.ParseResponses([]byte(raw))
+	return acc.Answer()
 }
 
 func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {

@@ -95,6 +95,11 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 	if s, ok := r.Harness.(ChatShaper); ok {
 		s.ShapeChat(r, &p)
 	}
+	// Chat providers that reason take OpenAI's reasoning_effort; it is
+	// sent only when set, since servers differ in what they accept.
+	if e := r.Reasoning.Effort; e != "" && r.Reasoning.Reasons(r.Model) {
+		p.ReasoningEffort = shared.ReasoningEffort(e)
+	}
 	return p
 }
 

@@ -29,6 +29,9 @@ type Entry struct {
 	// data of a redacted thinking block.
 	Signature string `json:"signature,omitempty"`
 	Redacted  string `json:"redacted,omitempty"`
+	// Encrypted is the opaque encrypted content of a Responses reasoning
+	// item, sent back so the model keeps its chain of thought across steps.
+	Encrypted string `json:"encrypted_content,omitempty"`
 	// Error marks a tool output that reports a failure to run the tool
 	// (bad arguments, unknown tool), which some wire formats flag.
 	Error bool `json:"error,omitempty"`

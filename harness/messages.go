@@ -101,7 +101,27 @@ func RenderMessages(r Request) anthropic.MessageNewParams {
 	if s, ok := r.Harness.(MessagesShaper); ok {
 		s.ShapeMessages(r, &p)
 	}
+	thinkingEffort(r, &p)
 	return p
+}
+
+// thinkingEffort maps a configured reasoning effort onto a thinking
+// budget; it wins over the harness's own default. The output budget must
+// exceed the thinking budget, so it grows with it.
+func thinkingEffort(r Request, p *anthropic.MessageNewParams) {
+	e := r.Reasoning.Effort
+	if e == "" || !r.Reasoning.Reasons(r.Model) {
+		return
+	}
+	budget := ThinkingBudget(e)
+	if budget == 0 {
+		p.Thinking = anthropic.ThinkingConfigParamUnion{}
+		return
+	}
+	p.Thinking = anthropic.ThinkingConfigParamOfEnabled(budget)
+	if p.MaxTokens < budget+DefaultMaxTokens {
+		p.MaxTokens = budget + DefaultMaxTokens
+	}
 }
 
 // toolInput is the input object of a tool_use block. Arguments that are

@@ -19,6 +19,8 @@ type Request struct {
 	CacheKey string
 	// External tools are offered after the harness's own.
 	External []ExternalTool
+	// Reasoning settings (effort, summary, verbosity).
+	Reasoning Reasoning
 }
 
 // RenderResponses builds an OpenAI Responses API request.
@@ -45,8 +47,12 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 			out.OfFunctionCallOutput.CallID = openai.String(e.CallID)
 			items = append(items, out)
 		case KindReasoning:
-			// Reasoning is not replayed: without encrypted content the API
-			// rejects foreign reasoning ids, and summaries add no signal.
+			// Only reasoning that came with its encrypted content goes
+			// back (without the id, as Codex sends it: with store=false the
+			// server keeps no items to look an id up in).
+			if e.Encrypted != "" {
+				items = append(items, reasoningItem(e))
+			}
 		}
 	}
 	p := responses.ResponseNewParams{
@@ -58,6 +64,7 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 	if r.CacheKey != "" {
 		p.PromptCacheKey = openai.String(r.CacheKey)
 	}
+	shapeReasoning(r, &p)
 	tools := offered(r)
 	if len(tools) == 0 {
 		return p
@@ -100,6 +107,7 @@ type responseBody struct {
 		Summary []struct {
 			Text string `json:"text"`
 		} `json:"summary"`
+		EncryptedContent string `json:"encrypted_content"`
 	} `json:"output"`
 	Usage struct {
 		InputTokens        int64 `json:"input_tokens"`
@@ -139,8 +147,8 @@ func ParseResponses(raw []byte) (Answer, error) {
 			for _, s := range o.Summary {
 				parts = append(parts, s.Text)
 			}
-			if len(parts) > 0 {
-				a.Entries = append(a.Entries, Entry{Kind: KindReasoning, ID: o.ID, Text: strings.Join(parts, "\n")})
+			if len(parts) > 0 || o.EncryptedContent != "" {
+				a.Entries = append(a.Entries, Entry{Kind: KindReasoning, ID: o.ID, Text: strings.Join(parts, "\n"), Encrypted: o.EncryptedContent})
 			}
 		}
 	}

@@ -111,14 +111,17 @@ type ThreadConfig struct {
 	Provider activities.ProviderSpec `json:"provider"`
 	Harness  string                  `json:"harness"`
 	// NoHarnessGuidance turns harness_guidance off (it is on by default).
-	NoHarnessGuidance     bool          `json:"no_harness_guidance,omitempty"`
-	Cwd                   string        `json:"cwd"`
-	SandboxMode           string        `json:"sandbox_mode"`
-	ApprovalPolicy        string        `json:"approval_policy"`
-	BaseInstructions      string        `json:"base_instructions,omitempty"`
-	DeveloperInstructions string        `json:"developer_instructions,omitempty"`
-	MaxSteps              int           `json:"max_steps"`
-	TurnTimeout           time.Duration `json:"turn_timeout"`
+	NoHarnessGuidance     bool   `json:"no_harness_guidance,omitempty"`
+	Cwd                   string `json:"cwd"`
+	SandboxMode           string `json:"sandbox_mode"`
+	ApprovalPolicy        string `json:"approval_policy"`
+	BaseInstructions      string `json:"base_instructions,omitempty"`
+	DeveloperInstructions string `json:"developer_instructions,omitempty"`
+	// Reasoning is the reasoning effort, summary and verbosity asked of
+	// the model.
+	Reasoning   harness.Reasoning `json:"reasoning,omitzero"`
+	MaxSteps    int               `json:"max_steps"`
+	TurnTimeout time.Duration     `json:"turn_timeout"`
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
@@ -195,6 +198,10 @@ type StartTurnRequest struct {
 	Cwd            string `json:"cwd,omitempty"`
 	SandboxMode    string `json:"sandbox_mode,omitempty"`
 	ApprovalPolicy string `json:"approval_policy,omitempty"`
+	// Effort and Summary change the reasoning settings (app-server
+	// effort, summary).
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary,omitempty"`
 	// Timeouts change the thread's from this turn on; nil keeps them, and
 	// a stall timeout <= 0 turns it off.
 	Timeouts *Timeouts `json:"timeouts,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
@@ -136,6 +137,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 		if _, err := sandbox.ParsePolicy(req.ApprovalPolicy); err != nil {
 			return err
 		}
+	}
+	if err := (harness.Reasoning{Effort: req.Effort, Summary: req.Summary}).Validate(); err != nil {
+		return err
 	}
 	if t.archived {
 		return fmt.Errorf("thread %s is archived", t.id)
@@ -269,6 +273,12 @@ func (t *thread) applyOverrides(r StartTurnRequest) {
 	}
 	if r.ApprovalPolicy != "" {
 		c.ApprovalPolicy = r.ApprovalPolicy
+	}
+	if r.Effort != "" {
+		c.Reasoning.Effort = r.Effort
+	}
+	if r.Summary != "" {
+		c.Reasoning.Summary = r.Summary
 	}
 	r.Timeouts.apply(c)
 }

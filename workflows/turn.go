@@ -219,6 +219,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 			Shell: "bash", BaseInstructions: cfg.BaseInstructions, DeveloperInstructions: cfg.DeveloperInstructions,
 			Date: workflow.Now(ctx).UTC().Format("2006-01-02"), NoGuidance: cfg.NoHarnessGuidance, Skills: t.envSkills()},
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
+		Reasoning: cfg.Reasoning,
 	}
 	switch {
 	case t.localModelCall():

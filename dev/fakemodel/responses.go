@@ -177,6 +177,10 @@ func (responsesFormat) events(q request, r reply) []sseEvent {
 		}
 		emit("response.output_item.done", map[string]any{"output_index": idx, "item": item})
 	}
-	emit("response.completed", map[string]any{"response": responseObject(q, r, responsesOutput(q, r))})
+	final := responsesOutput(q, r)
+	if r.itemsOnly {
+		final = []any{}
+	}
+	emit("response.completed", map[string]any{"response": responseObject(q, r, final)})
 	return evs
 }

@@ -12,6 +12,11 @@ import (
 // Script is what the fake model answers, turn by turn.
 type Script struct {
 	Turns []Turn `json:"turns"`
+	// ResponsesItemsOnly makes streamed Responses answers end with a
+	// response.completed whose output is empty: the items come only as
+	// response.output_item.done events, as Codex's own test servers and
+	// several OpenAI-compatible servers send them.
+	ResponsesItemsOnly bool `json:"responses_items_only,omitempty"`
 }
 
 // Turn answers one user message. Its steps answer the successive model

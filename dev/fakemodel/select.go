@@ -42,6 +42,7 @@ type reply struct {
 	failStatus int
 	failTimes  int
 	dropStream bool
+	itemsOnly  bool // see Script.ResponsesItemsOnly
 }
 
 func (r reply) id(prefix string) string {
@@ -91,7 +92,7 @@ func (s *Server) pickTurn(c conversation) int {
 
 // selectReply resolves the scripted answer for a request.
 func (s *Server) selectReply(c conversation, body []byte) reply {
-	r := reply{turn: -1, step: c.toolResults}
+	r := reply{turn: -1, step: c.toolResults, itemsOnly: s.itemsOnly}
 	r.usage = Usage{InputTokens: len(body) / 4, OutputTokens: 10}
 	ti := s.pickTurn(c)
 	if ti < 0 {

@@ -36,6 +36,7 @@ type Server struct {
 	matches   []string // per turn, its Match
 	steps     [][]Step // per turn, Repeat expanded
 	scriptErr error
+	itemsOnly bool // Script.ResponsesItemsOnly
 
 	mu       sync.Mutex
 	state    map[stepKey]*stepState
@@ -51,7 +52,7 @@ func New(script *Script) *Server {
 	if script == nil {
 		script = DemoScript()
 	}
-	s := &Server{state: map[stepKey]*stepState{}}
+	s := &Server{state: map[stepKey]*stepState{}, itemsOnly: script.ResponsesItemsOnly}
 	if s.scriptErr = script.Validate(); s.scriptErr == nil {
 		for _, t := range script.Turns {
 			s.matches = append(s.matches, t.Match)

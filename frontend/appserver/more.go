@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -57,8 +58,8 @@ func (c *conn) threadFork(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	}, nil
 }
 
-// modelList lists the configured models; reasoning effort is not
-// configurable yet, so each model offers the one default effort.
+// modelList lists the configured models. A model that reasons offers
+// every effort; one that does not offers only the provider's default.
 func (c *conn) modelList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
 	var p struct {
 		Cursor *string `json:"cursor"`
@@ -79,7 +80,7 @@ func (c *conn) modelList(_ json.RawMessage, raw json.RawMessage) (*result, error
 			"id": m.ID, "model": m.ID, "displayName": orDefault(m.DisplayName, m.ID),
 			"description": "via provider " + m.Provider, "hidden": false, "isDefault": m.IsDefault,
 			"defaultReasoningEffort":    "medium",
-			"supportedReasoningEfforts": []any{map[string]any{"reasoningEffort": "medium", "description": "the provider's default"}},
+			"supportedReasoningEfforts": efforts(m.ID),
 			"inputModalities":           []string{"text"},
 			"upgrade":                   nil, "upgradeInfo": nil, "availabilityNux": nil,
 		})
@@ -199,4 +200,22 @@ func orEmptyObject(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return raw
+}
+
+// efforts lists the reasoning efforts a model takes, as model/list shows
+// them.
+func efforts(model string) []any {
+	if !harness.ReasoningModel(model) {
+		return []any{map[string]any{"reasoningEffort": "medium", "description": "the provider's default"}}
+	}
+	says := map[string]string{
+		"none": "no reasoning", "minimal": "as little reasoning as the model allows", "low": "quick answers",
+		"medium": "the default balance of speed and depth", "high": "deeper reasoning for hard problems",
+		"xhigh": "the most reasoning the model offers",
+	}
+	var out []any
+	for _, e := range harness.ReasoningEfforts {
+		out = append(out, map[string]any{"reasoningEffort": e, "description": says[e]})
+	}
+	return out
 }

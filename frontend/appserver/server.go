@@ -169,6 +169,8 @@ type settings struct {
 	Cwd            string
 	SandboxMode    string
 	ApprovalPolicy string
+	// Effort and Summary are turn/start's reasoning overrides.
+	Effort, Summary string
 	// Timeouts are turn/start's timeout overrides.
 	Timeouts *workflows.Timeouts
 	// DynamicTools are thread/start's only (not an override).

@@ -172,8 +172,16 @@ func (c *conn) threadResponse(th Thread, cfg workflows.ThreadConfig) map[string]
 		"approvalPolicy":     orDefault(cfg.ApprovalPolicy, "on-request"),
 		"approvalsReviewer":  "user",
 		"sandbox":            sandboxPolicy(cfg.SandboxMode, cfg.Cwd),
-		"reasoningEffort":    nil,
+		"reasoningEffort":    orNil(cfg.Reasoning.Effort),
 	}
+}
+
+// orNil is s, or JSON null when it is empty.
+func orNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // thread renders a thread.
@@ -383,6 +391,12 @@ func (s *settings) merge(o settings) {
 	}
 	if o.ApprovalPolicy != "" {
 		s.ApprovalPolicy = o.ApprovalPolicy
+	}
+	if o.Effort != "" {
+		s.Effort = o.Effort
+	}
+	if o.Summary != "" {
+		s.Summary = o.Summary
 	}
 	if o.Timeouts != nil {
 		if s.Timeouts == nil {

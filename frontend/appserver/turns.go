@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -18,9 +19,9 @@ type turnStartParams struct {
 	ApprovalPolicy json.RawMessage `json:"approvalPolicy"`
 	SandboxPolicy  json.RawMessage `json:"sandboxPolicy"`
 	Model          *string         `json:"model"`
-	// Effort is accepted; reasoning effort is not configurable per thread
-	// yet.
-	Effort *string `json:"effort"`
+	// Effort and Summary change the reasoning settings from this turn on.
+	Effort  *string `json:"effort"`
+	Summary *string `json:"summary"`
 	timeoutParams
 }
 
@@ -42,6 +43,15 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	s.Timeouts = p.timeoutParams.overrides()
 	if p.Model != nil {
 		s.Model = *p.Model
+	}
+	if p.Effort != nil {
+		s.Effort = *p.Effort
+	}
+	if p.Summary != nil {
+		s.Summary = *p.Summary
+	}
+	if err := (harness.Reasoning{Effort: s.Effort, Summary: s.Summary}).Validate(); err != nil {
+		return nil, invalidRequest("%s", strings.NewReplacer("model_reasoning_effort", "effort", "model_reasoning_summary", "summary").Replace(err.Error()))
 	}
 	if p.Cwd != nil && *p.Cwd != "" {
 		s.Cwd = c.absPath(*p.Cwd)
@@ -68,7 +78,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		s = pending
 	}
 	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
-		Timeouts: s.Timeouts}
+		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)

@@ -386,19 +386,9 @@ func intOf(f *float64) int {
 // ShapeMessages implements [harness.MessagesShaper]: Claude Code's output
 // budget, and extended thinking on the models that have it.
 func (Harness) ShapeMessages(r harness.Request, p *anthropic.MessageNewParams) {
-	if !thinkingModel(r.Model) {
+	if !harness.ThinkingModel(r.Model) {
 		return
 	}
 	p.MaxTokens = 32000
 	p.Thinking = anthropic.ThinkingConfigParamOfEnabled(8000)
-}
-
-func thinkingModel(model string) bool {
-	m := strings.ToLower(model)
-	for _, f := range []string{"opus-4", "sonnet-4", "haiku-4", "3-7-sonnet"} {
-		if strings.Contains(m, f) {
-			return true
-		}
-	}
-	return false
 }

@@ -299,6 +299,9 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
+	if err := cfg.Reasoning().CheckModel(model); err != nil {
+		return workflows.ThreadConfig{}, exitf(2, "%v", err)
+	}
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
@@ -320,7 +323,8 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
-		MaxSteps: cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
+		Reasoning: cfg.Reasoning(),
+		MaxSteps:  cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		ModelCalls:      modelCalls(cfg.Temporal.LocalModelCalls),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,

@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/interpreter-dev/interpreter/harness"
 )
 
 // FileName is the name of the configuration file inside the home directory.
@@ -77,6 +79,21 @@ type Config struct {
 	// DynamicToolTimeout bounds the wait for a client's answer to a
 	// dynamic tool call (app-server); 0 means the default (10m).
 	DynamicToolTimeout Duration `toml:"dynamic_tool_timeout"`
+
+	// Reasoning, with Codex's key names (see [harness.Reasoning]).
+	ModelReasoningEffort  string `toml:"model_reasoning_effort"`
+	ModelReasoningSummary string `toml:"model_reasoning_summary"`
+	ModelVerbosity        string `toml:"model_verbosity"`
+	// ModelSupportsReasoningSummaries overrides the guess from the
+	// model's name of whether it reasons.
+	ModelSupportsReasoningSummaries *bool `toml:"model_supports_reasoning_summaries"`
+
+	// Project instructions (AGENTS.md), with Codex's key names.
+	// ProjectDocMaxBytes bounds the joined files (nil: 32 KiB; 0 reads
+	// none); the fallback names are tried in a directory without an
+	// AGENTS.md.
+	ProjectDocMaxBytes          *int     `toml:"project_doc_max_bytes"`
+	ProjectDocFallbackFilenames []string `toml:"project_doc_fallback_filenames"`
 
 	// Compaction, with Codex's key names. ModelContextWindow 0 means the
 	// model's known window; ModelAutoCompactTokenLimit 0 means 80% of the
@@ -255,6 +272,12 @@ func (c *Config) validate() error {
 			return fmt.Errorf("invalid sandbox_workspace_write.writable_roots entry %q: must be an absolute path", r)
 		}
 	}
+	if err := c.Reasoning().Validate(); err != nil {
+		return fmt.Errorf("invalid %w", err)
+	}
+	if c.ProjectDocMaxBytes != nil && *c.ProjectDocMaxBytes < 0 {
+		return fmt.Errorf("invalid project_doc_max_bytes %d: must not be negative", *c.ProjectDocMaxBytes)
+	}
 	if c.MaxSteps < 0 {
 		return fmt.Errorf("invalid max_steps %d: must not be negative", c.MaxSteps)
 	}
@@ -313,4 +336,10 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText implements encoding.TextMarshaler.
 func (d Duration) MarshalText() ([]byte, error) {
 	return []byte(d.Duration.String()), nil
+}
+
+// Reasoning is the reasoning settings a thread asks of its model.
+func (c *Config) Reasoning() harness.Reasoning {
+	return harness.Reasoning{Effort: c.ModelReasoningEffort, Summary: c.ModelReasoningSummary,
+		Verbosity: c.ModelVerbosity, Supported: c.ModelSupportsReasoningSummaries}
 }
