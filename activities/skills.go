@@ -19,6 +19,9 @@ type SkillsInput struct {
 	// without looking. (Set when the call is a local activity, which runs
 	// on whichever worker holds the turn.)
 	HostQueue string `json:"host_queue,omitempty"`
+	// Docs, when set, asks for the instructions files (AGENTS.md) too:
+	// they live on the same host.
+	Docs *DocsRequest `json:"docs,omitempty"`
 }
 
 // SkillsOutput is what a turn offers: the enabled skills, the MCP servers
@@ -38,6 +41,8 @@ type SkillsOutput struct {
 	// Elsewhere says this worker is not the workspace host asked for
 	// (SkillsInput.HostQueue): nothing was discovered.
 	Elsewhere bool `json:"elsewhere,omitempty"`
+	// Docs are the instructions files found (see [SkillsInput.Docs]).
+	Docs *DocsOutput `json:"docs,omitempty"`
 }
 
 // DiscoverSkills finds the skills of a working directory on the workspace
@@ -51,6 +56,14 @@ func (a *Activities) DiscoverSkills(ctx context.Context, in SkillsInput) (*Skill
 		out.Elsewhere = true
 		return out, nil
 	}
+	home := a.SkillsUserHome
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if in.Docs != nil {
+		docs := ReadProjectDocs(in.Cwd, home, a.Home, *in.Docs)
+		out.Docs = &docs
+	}
 	var settings skills.Settings
 	if a.SkillSettings != nil {
 		st, err := a.SkillSettings()
@@ -61,10 +74,6 @@ func (a *Activities) DiscoverSkills(ctx context.Context, in SkillsInput) (*Skill
 			return out, nil
 		}
 		settings = st
-	}
-	home := a.SkillsUserHome
-	if home == "" {
-		home, _ = os.UserHomeDir()
 	}
 	res := skills.Discover(skills.Options{
 		Cwd: in.Cwd, UserHome: home, Bundled: skills.Bundled(), BundledDir: a.bundledSkillsDir(), Settings: settings,

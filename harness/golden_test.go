@@ -59,6 +59,9 @@ func conversation(t *testing.T, h harness.Harness) (step1, step2 []harness.Entry
 		step1 = p.Prelude(harness.StartupInfo{Date: "Thursday, January 15, 2026", OS: "linux", Cwd: "/work/project",
 			Listing: "/work/project/\n├── calc.go\n├── calc_test.go\n└── go.mod"})
 	}
+	if docs := harness.RenderProjectDocs(h, goldenDocs(h)); docs != "" {
+		step1 = append(step1, harness.Entry{Kind: harness.KindUser, Text: docs, Context: true})
+	}
 	step1 = append(step1, harness.Entry{Kind: harness.KindUser, Text: "The test TestAdd fails. Fix it.\n"})
 	r := firstReply[name]
 	ans := harness.Answer{Entries: []harness.Entry{
@@ -171,4 +174,17 @@ func firstDiff(a, b []byte) string {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// goldenDocs are the instructions files of a turn in /work/project/calc
+// of a repository at /work/project, with the user's own file, under the
+// names the harness's CLI reads.
+func goldenDocs(h harness.Harness) harness.ProjectDocs {
+	f := harness.ProjectDocFiles(h)
+	name := f.Names[len(f.Names)-1]
+	return harness.ProjectDocs{Cwd: "/work/project/calc", Docs: []harness.ProjectDoc{
+		{Path: "/home/user/.interpreter/" + name, Text: "Answer tersely.\n", Global: true},
+		{Path: "/work/project/" + name, Text: "Run `go test ./...` before you finish.\n"},
+		{Path: "/work/project/calc/" + name, Text: "calc keeps integer arithmetic only.\n"},
+	}}
 }

@@ -119,9 +119,14 @@ type ThreadConfig struct {
 	DeveloperInstructions string `json:"developer_instructions,omitempty"`
 	// Reasoning is the reasoning effort, summary and verbosity asked of
 	// the model.
-	Reasoning   harness.Reasoning `json:"reasoning,omitzero"`
-	MaxSteps    int               `json:"max_steps"`
-	TurnTimeout time.Duration     `json:"turn_timeout"`
+	Reasoning harness.Reasoning `json:"reasoning,omitzero"`
+	// ProjectDocMaxBytes bounds the project's instructions files (0: the
+	// default, 32 KiB; negative: none are read); ProjectDocFallbacks are
+	// names tried where no AGENTS.md is.
+	ProjectDocMaxBytes  int           `json:"project_doc_max_bytes,omitempty"`
+	ProjectDocFallbacks []string      `json:"project_doc_fallback_filenames,omitempty"`
+	MaxSteps            int           `json:"max_steps"`
+	TurnTimeout         time.Duration `json:"turn_timeout"`
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
@@ -388,6 +393,10 @@ type TurnResult struct {
 	// result costs no replay, which a query of a closed run would. The
 	// thread does not keep them.
 	Tail []Event `json:"tail,omitempty"`
+	// InstructionSources are the instructions files (AGENTS.md...) the
+	// turn found; DocsDigest identifies what the model has been shown.
+	InstructionSources []string `json:"instruction_sources,omitempty"`
+	DocsDigest         string   `json:"docs_digest,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].

@@ -32,6 +32,7 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 		}
 		return nil
 	}
+	t.showDocs(out.Docs)
 	t.st.Skills, t.st.SkillServers = out.Skills, out.Servers
 	for _, w := range out.Warnings {
 		t.warn(w)
@@ -54,7 +55,7 @@ const skillsHereVersion = "skills-here"
 // the host queue does the work.
 func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, error) {
 	cfg := t.in.Config
-	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd}
+	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest()}
 	var out activities.SkillsOutput
 	if cfg.HostQueue != "" && t.changed(ctx, skillsHereVersion) {
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

@@ -63,7 +63,7 @@ func TestTurnOffersSkills(t *testing.T) {
 
 	res := turnResult(t, env)
 	require.Equal(t, StatusCompleted, res.Status)
-	require.Equal(t, activities.SkillsInput{ThreadID: testThreadID, Cwd: "/work"}, got)
+	require.Equal(t, activities.SkillsInput{ThreadID: testThreadID, Cwd: "/work", Docs: &activities.DocsRequest{Files: harness.CodexDocFiles}}, got)
 	// The skill's server joins the turn's MCP servers, by variable name.
 	require.Len(t, listed.Servers, 1)
 	require.Equal(t, "cloud", listed.Servers[0].Name)

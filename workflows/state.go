@@ -40,6 +40,9 @@ type ThreadState struct {
 	MemoryLoaded  bool   `json:"memory_loaded,omitempty"`
 	// Name is the thread's name ([UpdateSetName]).
 	Name string `json:"name,omitempty"`
+	// DocsDigest identifies the instructions files the model was shown
+	// last (see [turn.showDocs]).
+	DocsDigest string `json:"docs_digest,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -65,6 +68,8 @@ type TurnInput struct {
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// ContextTokens is the conversation's size when the turn starts.
 	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// DocsDigest identifies the instructions files the thread showed last.
+	DocsDigest string `json:"docs_digest,omitempty"`
 	// Code is the turn code the thread started the turn with ([turnCode]);
 	// 0 for turns started by builds before it.
 	Code int `json:"code,omitempty"`
@@ -109,6 +114,10 @@ type TurnState struct {
 	// MCPServers are the MCP servers whose tools this turn offers (the
 	// thread's and any joined for the turn), as listed.
 	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
+	// DocsDigest identifies the instructions files shown so far; DocSources
+	// are the paths of this turn's.
+	DocsDigest string   `json:"docs_digest,omitempty"`
+	DocSources []string `json:"doc_sources,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

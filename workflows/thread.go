@@ -226,6 +226,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		SessionApprovals: t.st.SessionApprovals,
 		ContextTokens:    t.st.ContextTokens,
 		Code:             turnCode,
+		DocsDigest:       t.st.DocsDigest,
 	}
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
@@ -246,6 +247,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
 	t.st.Unsent = res.Unsent
+	if res.DocsDigest != "" {
+		t.st.DocsDigest = res.DocsDigest
+	}
 	if err == nil {
 		t.st.ContextTokens = res.ContextTokens
 	}

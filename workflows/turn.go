@@ -45,7 +45,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	} else {
 		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem, ContextTokens: in.ContextTokens,
 			Pending:          append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt}),
-			SessionApprovals: in.SessionApprovals}
+			SessionApprovals: in.SessionApprovals, DocsDigest: in.DocsDigest}
 		if in.Config.TurnTimeout > 0 {
 			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
 		}
@@ -265,7 +265,8 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
 		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
-		ContextTokens: t.st.ContextTokens,
+		ContextTokens:      t.st.ContextTokens,
+		InstructionSources: t.st.DocSources, DocsDigest: t.st.DocsDigest,
 	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})

@@ -105,6 +105,9 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 	acts.MemoryDir = filepath.Join(w.Dir, "memories")
 	acts.SkillSettings = o.SkillSettings
 	acts.SkillsUserHome = filepath.Join(w.Dir, "user-home")
+	if acts.Home == "" {
+		acts.Home = filepath.Join(w.Dir, "interpreter-home")
+	}
 	if o.HostQueue == "" {
 		o.HostQueue = TaskQueue + "-host-test"
 	}

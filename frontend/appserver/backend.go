@@ -139,6 +139,9 @@ type ThreadInfo struct {
 	Name string
 	// Archived is set for an archived thread.
 	Archived bool
+	// InstructionSources are the instructions files (AGENTS.md...) a
+	// turn of the thread reads (thread/start's instructionSources).
+	InstructionSources []string
 }
 
 // ListQuery asks for one page of threads.

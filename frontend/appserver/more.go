@@ -51,7 +51,7 @@ func (c *conn) threadFork(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	c.subscribe(info.ID)
 	th := c.thread(info, statusIdle, nil)
 	return &result{
-		value: c.threadResponse(th, info.Config),
+		value: c.threadResponse(th, info, info.Config),
 		then: func() {
 			c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": th}})
 		},

@@ -128,7 +128,7 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 	c.subscribe(info.ID)
 	th := c.thread(info, statusIdle, nil)
 	return &result{
-		value: c.threadResponse(th, info.Config),
+		value: c.threadResponse(th, info, info.Config),
 		then: func() {
 			c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": th}})
 		},
@@ -161,14 +161,21 @@ func (e *SettingsError) Error() string { return e.Err.Error() }
 func (e *SettingsError) Unwrap() error { return e.Err }
 
 // threadResponse is the result of thread/start and thread/resume.
-func (c *conn) threadResponse(th Thread, cfg workflows.ThreadConfig) map[string]any {
+func (c *conn) threadResponse(th Thread, info ThreadInfo, cfg workflows.ThreadConfig) map[string]any {
+	sources := info.InstructionSources
+	if v := info.View; len(sources) == 0 && v != nil && len(v.Turns) > 0 {
+		sources = v.Turns[len(v.Turns)-1].InstructionSources
+	}
+	if sources == nil {
+		sources = []string{}
+	}
 	return map[string]any{
 		"thread":             th,
 		"model":              cfg.Model,
 		"modelProvider":      th.ModelProvider,
 		"serviceTier":        nil,
 		"cwd":                th.Cwd,
-		"instructionSources": []string{},
+		"instructionSources": sources,
 		"approvalPolicy":     orDefault(cfg.ApprovalPolicy, "on-request"),
 		"approvalsReviewer":  "user",
 		"sandbox":            sandboxPolicy(cfg.SandboxMode, cfg.Cwd),
@@ -370,7 +377,7 @@ func (c *conn) threadResume(_ json.RawMessage, raw json.RawMessage) (*result, er
 	c.mu.Unlock()
 	cfg := pending.apply(info.Config)
 	info.Config.Cwd = cfg.Cwd
-	res := &result{value: c.threadResponse(c.thread(info, c.statusOf(info), turns), cfg)}
+	res := &result{value: c.threadResponse(c.thread(info, c.statusOf(info), turns), info, cfg)}
 	if running := info.View.RunningTurn; running != "" && !following {
 		f := c.newFollower(ts, running, userContent([]userInput{{Type: "text", Text: log.Prompt}}), log.Last)
 		f.tr.resume(log.Events)

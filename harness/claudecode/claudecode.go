@@ -392,3 +392,28 @@ func (Harness) ShapeMessages(r harness.Request, p *anthropic.MessageNewParams) {
 	p.MaxTokens = 32000
 	p.Thinking = anthropic.ThinkingConfigParamOfEnabled(8000)
 }
+
+// ProjectDocFiles implements [harness.ProjectDocser]: Claude Code reads
+// CLAUDE.md in each directory and ~/.claude/CLAUDE.md for the user.
+func (Harness) ProjectDocFiles() harness.DocFiles {
+	return harness.DocFiles{Names: []string{"CLAUDE.md"}, Global: []string{"~/.claude/CLAUDE.md"}}
+}
+
+// RenderProjectDocs shows the files in a system reminder, each under the
+// path it came from, as Claude Code does.
+func (Harness) RenderProjectDocs(d harness.ProjectDocs) string {
+	var b strings.Builder
+	b.WriteString("<system-reminder>\nInstructions from the user and from this codebase follow. They take precedence over your defaults; follow them as written.\n")
+	for _, doc := range d.Docs {
+		kind := "project instructions, checked into the codebase"
+		if doc.Global {
+			kind = "the user's own instructions for every project"
+		}
+		fmt.Fprintf(&b, "\nContents of %s (%s):\n\n%s\n", doc.Path, kind, strings.TrimRight(doc.Text, "\n"))
+	}
+	if d.Note != "" {
+		b.WriteString("\n" + d.Note + "\n")
+	}
+	b.WriteString("</system-reminder>")
+	return b.String()
+}

@@ -341,3 +341,25 @@ func (Harness) ShapeChat(_ harness.Request, p *openai.ChatCompletionNewParams) {
 		}
 	}
 }
+
+// ProjectDocFiles implements [harness.ProjectDocser]: Qwen Code reads
+// QWEN.md in each directory and ~/.qwen/QWEN.md for the user.
+func (Harness) ProjectDocFiles() harness.DocFiles {
+	return harness.DocFiles{Names: []string{"QWEN.md"}, Global: []string{"~/.qwen/QWEN.md"}}
+}
+
+// RenderProjectDocs marks where each file's text starts and ends, as Qwen
+// Code does with its context files.
+func (Harness) RenderProjectDocs(d harness.ProjectDocs) string {
+	var b strings.Builder
+	for i, doc := range d.Docs {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "--- Context from: %s ---\n%s\n--- End of Context from: %s ---", doc.Path, strings.TrimRight(doc.Text, "\n"), doc.Path)
+	}
+	if d.Note != "" {
+		b.WriteString("\n\n" + d.Note)
+	}
+	return b.String()
+}

@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
 	"github.com/interpreter-dev/interpreter/harness"
@@ -164,7 +165,8 @@ func (a *appBackend) startThread(ctx context.Context, tc workflows.ThreadConfig,
 	if _, err := a.b.client.ExecuteWorkflow(ctx, opts, workflows.ThreadWorkflow, workflows.ThreadInput{ThreadID: id, Config: tc, State: state}); err != nil {
 		return appserver.ThreadInfo{}, fmt.Errorf("starting thread: %w", err)
 	}
-	return appserver.ThreadInfo{ID: id, Config: tc, CreatedAt: now, UpdatedAt: now, ForkedFrom: forkedFrom, Preview: preview}, nil
+	return appserver.ThreadInfo{ID: id, Config: tc, CreatedAt: now, UpdatedAt: now, ForkedFrom: forkedFrom, Preview: preview,
+		InstructionSources: a.instructionSources(tc)}, nil
 }
 
 // ForkThread starts a thread whose transcript is the source's (the
@@ -556,4 +558,18 @@ func (a *appBackend) latestRun(ctx context.Context, id, runID string) bool {
 // streamed text from their heartbeats.
 func (a *appBackend) Live(turnID string) appserver.LiveReader {
 	return workflows.NewLiveOutput(a.b.client, turnID)
+}
+
+// instructionSources are the instructions files a turn of tc would read,
+// found here: the answer to thread/start comes before any turn runs on
+// the workspace host, and an app-server runs on that host as a rule.
+func (a *appBackend) instructionSources(tc workflows.ThreadConfig) []string {
+	h, err := harness.Lookup(tc.Harness)
+	if err != nil {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	docs := activities.ReadProjectDocs(tc.Cwd, home, a.cfg.Home(), activities.DocsRequest{
+		Files: harness.ProjectDocFiles(h), Fallback: tc.ProjectDocFallbacks, MaxBytes: tc.ProjectDocMaxBytes})
+	return docs.Docs.Sources()
 }

@@ -323,8 +323,9 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
-		Reasoning: cfg.Reasoning(),
-		MaxSteps:  cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
+		Reasoning: cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
+		ProjectDocFallbacks: cfg.ProjectDocFallbackFilenames,
+		MaxSteps:            cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		ModelCalls:      modelCalls(cfg.Temporal.LocalModelCalls),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
@@ -420,4 +421,16 @@ func modelCalls(local *bool) string {
 		return workflows.ModelCallsLocal
 	}
 	return workflows.ModelCallsActivity
+}
+
+// projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:
+// unset is the default (0), and 0 reads no project files (-1).
+func projectDocMaxBytes(v *int) int {
+	switch {
+	case v == nil:
+		return 0
+	case *v == 0:
+		return -1
+	}
+	return *v
 }

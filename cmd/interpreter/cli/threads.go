@@ -176,6 +176,9 @@ func (s *ThreadsShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 			if r.Error != "" {
 				fmt.Fprintf(w, "  error: %s\n", r.Error)
 			}
+			if len(r.InstructionSources) > 0 {
+				fmt.Fprintf(w, "  instructions: %s\n", strings.Join(r.InstructionSources, ", "))
+			}
 		} else {
 			fmt.Fprintf(w, "turn %d · running · %s\n", t.Number, t.TurnID)
 		}
