@@ -151,7 +151,11 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 		return nil, err
 	}
 	conv := append(prior, in.Append...)
-	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID, External: in.External, Reasoning: in.Reasoning}
+	shown, err := a.withImageData(conv)
+	if err != nil {
+		return nil, err
+	}
+	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: shown, CacheKey: in.ThreadID, External: in.External, Reasoning: in.Reasoning}
 	c := &modelCall{in: in, h: h, conv: conv, refs: refs, done: make(chan struct{})}
 	// The message text streams into live, which heartbeats show (see
 	// [ModelProgress]). Not for harnesses that find commands in the text:

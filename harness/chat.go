@@ -45,11 +45,27 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 		msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: pending})
 		pending = nil
 	}
+	// Tool messages take no pictures: those a tool showed follow the run
+	// of tool messages as one user message.
+	var shown []Image
+	showPictures := func() {
+		if len(shown) > 0 {
+			msgs = append(msgs, chatUserWithImages("The tool output above showed these images.", shown))
+			shown = nil
+		}
+	}
 	for _, e := range r.Conversation {
+		if e.Kind != KindToolOutput {
+			showPictures()
+		}
 		switch e.Kind {
 		case KindUser:
 			flush()
 			reasoning = ""
+			if len(e.Images) > 0 {
+				msgs = append(msgs, chatUserWithImages(e.Text, e.Images))
+				continue
+			}
 			msgs = append(msgs, openai.UserMessage(e.Text))
 		case KindReasoning:
 			reasoning += e.Text
@@ -77,8 +93,10 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 				continue
 			}
 			msgs = append(msgs, openai.ToolMessage(OutputText(r.Harness, e), e.CallID))
+			shown = append(shown, e.Images...)
 		}
 	}
+	showPictures()
 	flush()
 	p := openai.ChatCompletionNewParams{
 		Model:         r.Model,

@@ -32,6 +32,9 @@ type Entry struct {
 	// Encrypted is the opaque encrypted content of a Responses reasoning
 	// item, sent back so the model keeps its chain of thought across steps.
 	Encrypted string `json:"encrypted_content,omitempty"`
+	// Images are pictures of a user message or a tool output (their bytes
+	// in the store).
+	Images []Image `json:"images,omitempty"`
 	// Error marks a tool output that reports a failure to run the tool
 	// (bad arguments, unknown tool), which some wire formats flag.
 	Error bool `json:"error,omitempty"`

@@ -41,6 +41,9 @@ func RenderMessages(r Request) anthropic.MessageNewParams {
 	for _, e := range r.Conversation {
 		switch e.Kind {
 		case KindUser:
+			for _, im := range e.Images {
+				add(user, messagesImageBlock(im))
+			}
 			if strings.TrimSpace(e.Text) != "" {
 				add(user, anthropic.NewTextBlock(e.Text))
 			}
@@ -66,6 +69,10 @@ func RenderMessages(r Request) anthropic.MessageNewParams {
 			text := OutputText(r.Harness, e)
 			if info.TextLoop {
 				add(user, anthropic.NewTextBlock(nonEmpty(text)))
+				continue
+			}
+			if len(e.Images) > 0 {
+				add(user, messagesToolResultWithImages(e.CallID, nonEmpty(text), e.Images, e.Error))
 				continue
 			}
 			add(user, anthropic.NewToolResultBlock(e.CallID, nonEmpty(text), e.Error))
@@ -152,6 +159,8 @@ func setCacheControl(b *anthropic.ContentBlockParamUnion) {
 		b.OfToolResult.CacheControl = cc
 	case b.OfToolUse != nil:
 		b.OfToolUse.CacheControl = cc
+	case b.OfImage != nil:
+		b.OfImage.CacheControl = cc
 	}
 	// Thinking blocks cannot carry a cache mark; a conversation never ends
 	// on one anyway (an answer is at least text or a tool call).

@@ -30,6 +30,10 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 	for _, e := range r.Conversation {
 		switch e.Kind {
 		case KindUser:
+			if len(e.Images) > 0 {
+				items = append(items, responsesUserWithImages(e))
+				continue
+			}
 			items = append(items, responses.ResponseInputItemParamOfMessage(e.Text, responses.EasyInputMessageRoleUser))
 		case KindAssistant:
 			items = append(items, responses.ResponseInputItemParamOfMessage(e.Text, responses.EasyInputMessageRoleAssistant))
@@ -41,6 +45,10 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 		case KindToolOutput:
 			if info.TextLoop {
 				items = append(items, responses.ResponseInputItemParamOfMessage(OutputText(r.Harness, e), responses.EasyInputMessageRoleUser))
+				continue
+			}
+			if len(e.Images) > 0 {
+				items = append(items, responsesOutputWithImages(e.CallID, OutputText(r.Harness, e), e.Images))
 				continue
 			}
 			out := responses.ResponseInputItemParamOfFunctionCallOutput(OutputText(r.Harness, e))

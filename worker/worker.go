@@ -77,6 +77,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.ApplyPatch)
 	host.RegisterActivity(o.Activities.FileTool)
 	host.RegisterActivity(o.Activities.DiscoverSkills)
+	host.RegisterActivity(o.Activities.LoadImages)
 	host.RegisterActivity(o.Activities.NotifyApproval)
 	host.RegisterActivity(o.Activities.MCPListTools)
 	host.RegisterActivity(o.Activities.MCPCallTool)

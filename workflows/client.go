@@ -128,6 +128,10 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req St
 	}
 	var resp StartTurnResponse
 	if err := h.Get(ctx, &resp); err != nil {
+		var app *temporal.ApplicationError
+		if errors.As(err, &app) && !strings.Contains(app.Message(), "is running turn") {
+			return StartTurnResponse{}, fmt.Errorf("%w: %s", ErrTurnRefused, app.Message())
+		}
 		return StartTurnResponse{}, threadErr(threadID, err)
 	}
 	return resp, nil

@@ -123,10 +123,13 @@ type ThreadConfig struct {
 	// ProjectDocMaxBytes bounds the project's instructions files (0: the
 	// default, 32 KiB; negative: none are read); ProjectDocFallbacks are
 	// names tried where no AGENTS.md is.
-	ProjectDocMaxBytes  int           `json:"project_doc_max_bytes,omitempty"`
-	ProjectDocFallbacks []string      `json:"project_doc_fallback_filenames,omitempty"`
-	MaxSteps            int           `json:"max_steps"`
-	TurnTimeout         time.Duration `json:"turn_timeout"`
+	ProjectDocMaxBytes  int      `json:"project_doc_max_bytes,omitempty"`
+	ProjectDocFallbacks []string `json:"project_doc_fallback_filenames,omitempty"`
+	// ImagesSupported overrides the guess from the model's name of
+	// whether it takes pictures (model_supports_images).
+	ImagesSupported *bool         `json:"images_supported,omitempty"`
+	MaxSteps        int           `json:"max_steps"`
+	TurnTimeout     time.Duration `json:"turn_timeout"`
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
@@ -203,6 +206,9 @@ type StartTurnRequest struct {
 	Cwd            string `json:"cwd,omitempty"`
 	SandboxMode    string `json:"sandbox_mode,omitempty"`
 	ApprovalPolicy string `json:"approval_policy,omitempty"`
+	// Images are pictures attached to the prompt (exec --image, app-server
+	// image and localImage): files on the workspace host or URLs.
+	Images []activities.ImageSource `json:"images,omitempty"`
 	// Effort and Summary change the reasoning settings (app-server
 	// effort, summary).
 	Effort  string `json:"effort,omitempty"`

@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/harness"
@@ -63,7 +64,10 @@ type TurnInput struct {
 	NextItem   int          `json:"next_item"`
 	// Unsent tool outputs of the previous turn, sent before the prompt.
 	Unsent []harness.Entry `json:"unsent,omitempty"`
-	State  *TurnState      `json:"state,omitempty"`
+	// Images attached to the prompt, read into the store when the turn
+	// starts.
+	Images []activities.ImageSource `json:"images,omitempty"`
+	State  *TurnState               `json:"state,omitempty"`
 	// SessionApprovals of the thread so far.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// ContextTokens is the conversation's size when the turn starts.

@@ -125,7 +125,7 @@ func (t *thread) register(ctx workflow.Context) error {
 }
 
 func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error {
-	if strings.TrimSpace(req.Prompt) == "" {
+	if strings.TrimSpace(req.Prompt) == "" && len(req.Images) == 0 {
 		return errors.New("prompt is empty")
 	}
 	if req.SandboxMode != "" {
@@ -139,6 +139,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 		}
 	}
 	if err := (harness.Reasoning{Effort: req.Effort, Summary: req.Summary}).Validate(); err != nil {
+		return err
+	}
+	if err := checkImages(req, t.st.Config); err != nil {
 		return err
 	}
 	if t.archived {
@@ -227,6 +230,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		ContextTokens:    t.st.ContextTokens,
 		Code:             turnCode,
 		DocsDigest:       t.st.DocsDigest,
+		Images:           q.Request.Images,
 	}
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)

@@ -20,6 +20,10 @@ import (
 // archived and takes no more turns.
 var ErrThreadArchived = errors.New("thread is archived")
 
+// ErrTurnRefused is a turn the thread refused as sent (a bad setting, an
+// image the model cannot take): the client's error, not the server's.
+var ErrTurnRefused = errors.New("turn refused")
+
 // ListOptions filter [ListThreads].
 type ListOptions struct {
 	// Cwd keeps threads whose working directory is exactly this path.

@@ -76,6 +76,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.startupContext(ctx)
 	}
 	if in.State == nil {
+		if err := t.loadImages(ctx); err != nil {
+			return t.finish(ctx, StatusFailed, err.Error())
+		}
 		if err := t.prepareSkills(ctx); err != nil {
 			return t.finish(ctx, StatusFailed, "preparing the turn: "+err.Error())
 		}

@@ -21,9 +21,12 @@ func (c *conn) turnSteer(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if err := decodeParams(raw, &p, "threadId", "input", "expectedTurnId"); err != nil {
 		return nil, err
 	}
-	_, prompt, _, err := decodeInput(p.Input)
+	_, prompt, images, err := decodeInput(p.Input, c.absPath)
 	if err != nil {
 		return nil, err
+	}
+	if len(images) > 0 {
+		return nil, invalidRequest("Invalid request: images cannot be steered into a running turn; send them with the next turn/start")
 	}
 	ctx, cancel := c.requestContext()
 	defer cancel()

@@ -81,7 +81,7 @@ func (c *conn) modelList(_ json.RawMessage, raw json.RawMessage) (*result, error
 			"description": "via provider " + m.Provider, "hidden": false, "isDefault": m.IsDefault,
 			"defaultReasoningEffort":    "medium",
 			"supportedReasoningEfforts": efforts(m.ID),
-			"inputModalities":           []string{"text"},
+			"inputModalities":           modalities(m.ID),
 			"upgrade":                   nil, "upgradeInfo": nil, "availabilityNux": nil,
 		})
 	}
@@ -218,4 +218,13 @@ func efforts(model string) []any {
 		out = append(out, map[string]any{"reasoningEffort": e, "description": says[e]})
 	}
 	return out
+}
+
+// modalities are what a model reads: text, and pictures unless its
+// family is known to read text alone.
+func modalities(model string) []string {
+	if harness.AcceptsImages(model) {
+		return []string{"text", "image"}
+	}
+	return []string{"text"}
 }

@@ -211,20 +211,20 @@ type userInput struct {
 // limit).
 const MaxInputChars = 1 << 20
 
-// decodeInput reads turn/start's input items and renders them as the
-// prompt the model reads. Images are not sent to models yet: they are
-// named in the prompt, and images reports how many there were.
-func decodeInput(raw json.RawMessage) (items []userInput, prompt string, images int, err error) {
+// decodeInput reads turn/start's input items: the text parts make the
+// prompt, the image parts (url) and localImage parts (path, relative to
+// the server's working directory as abs resolves it) are attached.
+func decodeInput(raw json.RawMessage, abs func(string) string) (items []userInput, prompt string, images []workflows.ImageSource, err error) {
 	var list []json.RawMessage
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, "", 0, invalidRequest("Invalid request: invalid type: %s for field `input`, expected an array", jsonKind(raw))
+		return nil, "", nil, invalidRequest("Invalid request: invalid type: %s for field `input`, expected an array", jsonKind(raw))
 	}
 	var parts []string
 	chars := 0
 	for i, r := range list {
 		var it userInput
 		if err := json.Unmarshal(r, &it); err != nil {
-			return nil, "", 0, invalidRequest("Invalid request: invalid type: %s for field `input[%d]`, expected an input item", jsonKind(r), i)
+			return nil, "", nil, invalidRequest("Invalid request: invalid type: %s for field `input[%d]`, expected an input item", jsonKind(r), i)
 		}
 		switch it.Type {
 		case "text":
@@ -232,31 +232,29 @@ func decodeInput(raw json.RawMessage) (items []userInput, prompt string, images 
 			parts = append(parts, it.Text)
 		case "image":
 			if it.URL == "" {
-				return nil, "", 0, invalidRequest("Invalid request: missing field `url` in `input[%d]`", i)
+				return nil, "", nil, invalidRequest("Invalid request: missing field `url` in `input[%d]`", i)
 			}
-			images++
-			parts = append(parts, fmt.Sprintf("[image: %s]", it.URL))
+			images = append(images, workflows.ImageSource{URL: it.URL})
 		case "localImage":
 			if it.Path == "" {
-				return nil, "", 0, invalidRequest("Invalid request: missing field `path` in `input[%d]`", i)
+				return nil, "", nil, invalidRequest("Invalid request: missing field `path` in `input[%d]`", i)
 			}
-			images++
-			parts = append(parts, fmt.Sprintf("[local image: %s]", it.Path))
+			images = append(images, workflows.ImageSource{Path: abs(it.Path)})
 		case "":
-			return nil, "", 0, invalidRequest("Invalid request: missing field `type` in `input[%d]`", i)
+			return nil, "", nil, invalidRequest("Invalid request: missing field `type` in `input[%d]`", i)
 		default:
-			return nil, "", 0, invalidRequest("Invalid request: unsupported input item type `%s` in `input[%d]` (supported: text, image, localImage)", it.Type, i)
+			return nil, "", nil, invalidRequest("Invalid request: unsupported input item type `%s` in `input[%d]` (supported: text, image, localImage)", it.Type, i)
 		}
 		items = append(items, it)
 	}
 	if chars > MaxInputChars {
-		return nil, "", 0, &rpcError{Code: codeInvalidParams,
+		return nil, "", nil, &rpcError{Code: codeInvalidParams,
 			Message: fmt.Sprintf("Input exceeds the maximum length of %d characters.", MaxInputChars),
 			Data:    map[string]any{"input_error_code": "input_too_large", "max_chars": MaxInputChars, "actual_chars": chars}}
 	}
 	prompt = strings.Join(parts, "\n\n")
-	if strings.TrimSpace(prompt) == "" {
-		return nil, "", 0, invalidRequest("Invalid request: `input` holds no text")
+	if strings.TrimSpace(prompt) == "" && len(images) == 0 {
+		return nil, "", nil, invalidRequest("Invalid request: `input` holds no text")
 	}
 	return items, prompt, images, nil
 }

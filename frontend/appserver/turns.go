@@ -32,7 +32,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if err := decodeParams(raw, &p, "threadId", "input"); err != nil {
 		return nil, err
 	}
-	items, prompt, images, err := decodeInput(p.Input)
+	items, prompt, images, err := decodeInput(p.Input, c.absPath)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		s = pending
 	}
 	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
-		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts}
+		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
@@ -86,6 +86,9 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		// A turn runs: its input goes into that turn, and the overrides
 		// wait for the next turn. A turn that is finishing refuses it;
 		// then this is a new turn after all.
+		if len(images) > 0 {
+			return nil, invalidRequest("Invalid request: a turn is running on thread %s; images cannot be steered into it, send them once it ends", p.ThreadID)
+		}
 		res, serr := c.steerRunning(p.ThreadID, prompt)
 		if serr == nil || attempt >= 3 || !strings.Contains(serr.Error(), "no active turn") {
 			if serr == nil {
@@ -108,10 +111,6 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	f := c.newFollower(ts, resp.TurnID, userContent(items), 0)
 	turn := Turn{ID: resp.TurnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress}
 	return &result{value: map[string]any{"turn": turn}, then: func() {
-		if images > 0 {
-			c.notify(notification{Method: "warning", Params: map[string]any{"threadId": p.ThreadID,
-				"message": fmt.Sprintf("%d image input(s) are not sent to the model yet: the prompt names them instead", images)}})
-		}
 		f.start()
 	}}, nil
 }
@@ -124,6 +123,9 @@ func startTurnError(threadID string, err error) error {
 		return invalidRequest("thread %s is archived; thread/unarchive brings it back", threadID)
 	}
 	msg := innermost(err)
+	if errors.Is(err, workflows.ErrTurnRefused) {
+		return invalidRequest("%s", strings.TrimPrefix(err.Error(), workflows.ErrTurnRefused.Error()+": "))
+	}
 	if strings.Contains(msg, "waiting to start") || strings.Contains(msg, "is compacting") {
 		return invalidRequest("%s", msg)
 	}

@@ -37,7 +37,7 @@ type ExecCmd struct {
 	JSON           bool     `name:"json" aliases:"experimental-json" help:"Print events as JSON lines."`
 	SkipGitCheck   bool     `name:"skip-git-repo-check" help:"Accepted for Codex compatibility (no git check is made)."`
 	OutputSchema   string   `name:"output-schema" help:"JSON Schema file the final message must follow." placeholder:"FILE"`
-	Images         []string `short:"i" name:"image" sep:"none" help:"Image file to attach (not sent yet: text-only for now)." placeholder:"FILE"`
+	Images         []string `short:"i" name:"image" sep:"none" help:"Image file to attach to the prompt (PNG, JPEG, GIF or WebP; repeatable)." placeholder:"FILE"`
 	AddDirs        []string `name:"add-dir" sep:"none" help:"Extra writable directory (workspace-write). Repeatable." placeholder:"DIR"`
 	LastMessage    string   `short:"o" name:"output-last-message" help:"Also write the final message to this file." placeholder:"FILE"`
 	FullAuto       bool     `name:"full-auto" help:"Shorthand for --sandbox workspace-write with approvals on request."`
@@ -130,8 +130,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		schemaNote = "Your final message must be a single JSON value that validates against this JSON Schema, with nothing around it:\n" + string(schema)
 		tc.DeveloperInstructions += "\n" + schemaNote
 	}
-	if len(e.Images) > 0 {
-		fmt.Fprintf(stdio.Err, "interpreter: warning: --image is accepted but images are not sent to the model yet\n")
+	images, err := attachImages(e.Images, tc)
+	if err != nil {
+		return err
 	}
 	b, err := connect(ctx, cfg, stdio.Err)
 	if err != nil {
@@ -144,7 +145,7 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		fmt.Fprintf(stdio.Err, "interpreter: model: the built-in scripted DEMO model (not a real LLM; use --provider to pick a real one)\n")
 	}
 
-	req := workflows.StartTurnRequest{Prompt: prompt}
+	req := workflows.StartTurnRequest{Prompt: prompt, Images: images}
 	var resp workflows.StartTurnResponse
 	if threadID == "" {
 		threadID = newThreadID()
@@ -323,7 +324,8 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
-		Reasoning: cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
+		ImagesSupported: cfg.ModelSupportsImages,
+		Reasoning:       cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
 		ProjectDocFallbacks: cfg.ProjectDocFallbackFilenames,
 		MaxSteps:            cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
@@ -433,4 +435,33 @@ func projectDocMaxBytes(v *int) int {
 		return -1
 	}
 	return *v
+}
+
+// attachImages checks the --image files here, before anything is sent:
+// each must be a readable picture within the provider's size bound, and
+// the model must take pictures. The worker on the workspace host reads
+// them again into the store.
+func attachImages(paths []string, tc workflows.ThreadConfig) ([]activities.ImageSource, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	if err := harness.CheckImages(tc.Model, len(paths), tc.ImagesSupported); err != nil {
+		return nil, exitf(2, "%v", err)
+	}
+	limit := int64(activities.MaxImageBytes)
+	if tc.Provider.WireAPI == activities.WireMessages {
+		limit = activities.MaxImageBytesMessages
+	}
+	var out []activities.ImageSource
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, exitf(2, "--image %s: %v", p, err)
+		}
+		if _, _, err := activities.ReadImage("", abs, limit); err != nil {
+			return nil, exitf(2, "--image: %v", err)
+		}
+		out = append(out, activities.ImageSource{Path: abs})
+	}
+	return out, nil
 }

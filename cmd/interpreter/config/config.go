@@ -88,6 +88,10 @@ type Config struct {
 	// model's name of whether it reasons.
 	ModelSupportsReasoningSummaries *bool `toml:"model_supports_reasoning_summaries"`
 
+	// ModelSupportsImages overrides the guess from the model's name of
+	// whether it takes pictures.
+	ModelSupportsImages *bool `toml:"model_supports_images"`
+
 	// Project instructions (AGENTS.md), with Codex's key names.
 	// ProjectDocMaxBytes bounds the joined files (nil: 32 KiB; 0 reads
 	// none); the fallback names are tried in a directory without an
