@@ -92,7 +92,11 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 				msgs = append(msgs, openai.UserMessage(OutputText(r.Harness, e)))
 				continue
 			}
-			msgs = append(msgs, openai.ToolMessage(OutputText(r.Harness, e), e.CallID))
+			text := OutputText(r.Harness, e)
+			if text == "" && len(e.Images) > 0 {
+				text = "(the image follows)"
+			}
+			msgs = append(msgs, openai.ToolMessage(text, e.CallID))
 			shown = append(shown, e.Images...)
 		}
 	}

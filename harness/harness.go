@@ -21,10 +21,12 @@ const (
 	ToolList  = "list"
 	ToolGlob  = "glob"
 	ToolGrep  = "grep"
+	// ToolViewImage shows the model a picture file of the workspace.
+	ToolViewImage = "view_image"
 )
 
 // CoreTools lists the core tools in documentation order.
-var CoreTools = []string{ToolShell, ToolRead, ToolWrite, ToolEdit, ToolPatch, ToolList, ToolGlob, ToolGrep, ToolPlan}
+var CoreTools = []string{ToolShell, ToolRead, ToolWrite, ToolEdit, ToolPatch, ToolList, ToolGlob, ToolGrep, ToolPlan, ToolViewImage}
 
 // IsFileTool reports whether a core tool runs in the FileTool activity.
 func IsFileTool(tool string) bool {

@@ -64,6 +64,38 @@ func (t *turn) loadImages(ctx workflow.Context) error {
 	if err := harness.CheckImages(cfg.Model, len(t.in.Images), cfg.ImagesSupported); err != nil {
 		return err
 	}
+	imgs, err := t.readImages(ctx, t.in.Images)
+	if err != nil {
+		return err
+	}
+	n := len(t.st.Pending)
+	if n > 0 && t.st.Pending[n-1].Kind == harness.KindUser {
+		t.st.Pending[n-1].Images = imgs
+	}
+	return nil
+}
+
+// viewImage shows the model a picture of the workspace (view_image): read
+// on the workspace host into the store, it travels with the tool's output
+// by reference. A picture that cannot be read is an error the model reads.
+func (t *turn) viewImage(ctx workflow.Context, c activities.DecodedCall, reply func(string) harness.Entry) harness.Entry {
+	cfg := t.in.Config
+	if err := harness.CheckImages(cfg.Model, 1, cfg.ImagesSupported); err != nil {
+		return reply("error: " + err.Error())
+	}
+	path := t.workdir(c.Inv.Path)
+	imgs, err := t.readImages(ctx, []activities.ImageSource{{Path: path}})
+	if err != nil {
+		return reply("error: " + err.Error())
+	}
+	e := reply("")
+	e.Images = imgs
+	return e
+}
+
+// readImages reads pictures into the store on the workspace host.
+func (t *turn) readImages(ctx workflow.Context, srcs []activities.ImageSource) ([]harness.Image, error) {
+	cfg := t.in.Config
 	limit := int64(activities.MaxImageBytes)
 	if cfg.Provider.WireAPI == activities.WireMessages {
 		limit = activities.MaxImageBytesMessages
@@ -71,17 +103,13 @@ func (t *turn) loadImages(ctx workflow.Context) error {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: time.Minute,
-		Summary:             fmt.Sprintf("images · %d", len(t.in.Images)),
+		Summary:             fmt.Sprintf("images · %d", len(srcs)),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	})
 	var out activities.ImagesOutput
-	in := activities.ImagesInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Images: t.in.Images, MaxBytes: limit}
+	in := activities.ImagesInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Images: srcs, MaxBytes: limit}
 	if err := workflow.ExecuteActivity(actx, acts.LoadImages, in).Get(ctx, &out); err != nil {
-		return errors.New(rootMessage(err))
+		return nil, errors.New(rootMessage(err))
 	}
-	n := len(t.st.Pending)
-	if n > 0 && t.st.Pending[n-1].Kind == harness.KindUser {
-		t.st.Pending[n-1].Images = out.Images
-	}
-	return nil
+	return out.Images, nil
 }

@@ -42,6 +42,8 @@ func (t *turn) runTool(ctx workflow.Context, c activities.DecodedCall) harness.E
 		return reply(t.updatePlan(c))
 	case harness.ToolExternal:
 		return t.runExternal(ctx, c)
+	case harness.ToolViewImage:
+		return t.viewImage(ctx, c, reply)
 	case harness.ToolRead, harness.ToolWrite, harness.ToolEdit, harness.ToolList, harness.ToolGlob, harness.ToolGrep:
 		return t.runFileTool(ctx, c, reply)
 	}

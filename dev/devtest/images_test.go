@@ -208,3 +208,37 @@ func canonicalJSON(t *testing.T, body []byte) string {
 	}
 	return string(b)
 }
+
+// view_image (the codex harness) shows the model a picture of the
+// workspace in the function call's output, as Codex does; a missing file
+// is an error the model reads, and the turn goes on.
+func TestViewImage(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{toolCall("view_image", map[string]string{"path": "shot.png"})}},
+		{ToolCalls: []fakemodel.ToolCall{toolCall("view_image", map[string]string{"path": "gone.png"})}},
+		{Text: "seen"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "w"})
+	cfg := w.Config("")
+	cfg.Model = "gpt-5.1"
+	cfg.Cwd = t.TempDir()
+	data := testPNG(t, filepath.Join(cfg.Cwd, "shot.png"))
+	b64 := base64.StdEncoding.EncodeToString(data)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, res := w.RunTurn(ctx, cfg, "look at shot.png")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "seen" {
+		t.Fatalf("turn %s: %s", res.Status, res.Error)
+	}
+	reqs := w.Model.Server.Requests()
+	body := canonicalJSON(t, reqs[len(reqs)-1].Body)
+	if !strings.Contains(body, `"output":[{"detail":"high","image_url":"data:image/png;base64,`+b64+`","type":"input_image"}],"type":"function_call_output"`) {
+		t.Fatalf("the picture is not in the function call's output:\n%.2000s", body)
+	}
+	if !strings.Contains(body, `gone.png: no such file or directory`) {
+		t.Fatalf("the missing picture's error is not shown:\n%.3000s", body)
+	}
+	if historyHolds(t, w, res.TurnID, []byte(b64[:200])) {
+		t.Fatal("the turn's history holds the picture")
+	}
+}

@@ -125,6 +125,19 @@ func (Harness) Tools() []harness.ToolSpec {
 				"additionalProperties": false,
 			},
 		},
+		{
+			Name:        "view_image",
+			Core:        harness.ToolViewImage,
+			Description: "Shows you an image file of the workspace (PNG, JPEG, GIF or WebP), for when you need to look at it.",
+			Parameters: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"path": map[string]any{"type": "string", "description": "Path of the image file, absolute or relative to the working directory."},
+				},
+				"required":             []string{"path"},
+				"additionalProperties": false,
+			},
+		},
 	}
 }
 
@@ -182,6 +195,18 @@ func (Harness) Decode(call harness.ToolCall) harness.Invocation {
 			return harness.Invocation{Tool: harness.ToolPlan, Error: err.Error()}
 		}
 		return harness.Invocation{Tool: harness.ToolPlan, Explanation: a.Explanation, Plan: a.Plan}
+	case "view_image":
+		var a struct {
+			Path string `json:"path"`
+		}
+		if err := harness.DecodeArgs(call.Arguments, &a); err != nil || a.Path == "" {
+			msg := "path is required"
+			if err != nil {
+				msg = err.Error()
+			}
+			return harness.Invocation{Tool: harness.ToolViewImage, Error: msg}
+		}
+		return harness.Invocation{Tool: harness.ToolViewImage, Path: a.Path}
 	}
 	return harness.Unknown(call.Name, Harness{}.Tools())
 }
