@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
@@ -189,7 +190,9 @@ loop:
 		out.Output += fmt.Sprintf("\n[command timed out after %d ms]", in.TimeoutMs)
 	}
 	if ctx.Err() != nil {
-		return out, ctx.Err()
+		// The turn was stopped: the cancellation carries what the command
+		// did, so its item can tell how long it ran and what it printed.
+		return out, temporal.NewCanceledError(*out)
 	}
 	return out, nil
 }
