@@ -30,11 +30,14 @@ type Activities struct {
 	// CommandEnv is added to the environment of every command this worker
 	// runs (after the worker's own environment).
 	CommandEnv map[string]string
-	// Executable is our own binary, re-executed to run commands inside the
-	// sandbox (its hidden `sandbox linux` subcommand); empty means
+	// Executable is our own binary, re-executed to run and supervise
+	// every command (its hidden `sandbox linux` subcommand); empty means
 	// os.Executable(). Tests point it at a binary that can act as the
 	// helper (see sandbox.RunHelperIfRequested).
 	Executable string
+	// noPIDNamespace makes commands start as on a host without PID
+	// namespaces (tests of the fallback).
+	noPIDNamespace bool
 	// Home is the interpreter home: commands may never write there, even
 	// when it lies under a writable root.
 	Home string

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
@@ -74,7 +75,8 @@ type ExecOutput struct {
 const DefaultMaxOutput = 10 * 1024
 
 // Exec runs a command, heartbeating while it runs; cancellation (an
-// interrupted turn) kills its whole process group.
+// interrupted turn) or the worker's death ends every process it started
+// (see [sandbox.Start]).
 func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error) {
 	if len(in.Command) == 0 {
 		return &ExecOutput{ExitCode: -1, StartError: "empty command"}, nil
@@ -95,56 +97,35 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	}
 	defer logFile.Close()
 	buf := &headTail{max: max}
-	argv, report, err := a.sandboxed(in)
+	argv, sandboxed, b, err := a.boundary(in)
 	if err != nil {
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: err.Error(), Output: err.Error()}, nil
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = in.Cwd
+	exe, err := a.executable()
+	if err != nil {
+		msg := fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err)
+		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg}, nil
+	}
 	policy := sandbox.EnvPolicy{}
 	if in.EnvPolicy != nil {
 		policy = *in.EnvPolicy
 	}
-	cmd.Env = sandbox.FilterEnv(os.Environ(), policy)
+	env := sandbox.FilterEnv(os.Environ(), policy)
 	for k, v := range a.CommandEnv {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
 	for k, v := range in.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
+		env = append(env, k+"="+v)
 	}
 	live := &liveTail{}
-	w := io.MultiWriter(logFile, buf, live)
-	cmd.Stdout, cmd.Stderr = w, w
-	cmd.Stdin = nil
-	// Pdeathsig: a command must not outlive the worker that ran it, or a
-	// crashed worker would leave work going on that nobody accounts for.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var reportR *os.File
-	if report {
-		var reportW *os.File
-		if reportR, reportW, err = os.Pipe(); err != nil {
-			return nil, fmt.Errorf("creating the sandbox report pipe: %w", err)
-		}
-		defer reportR.Close()
-		cmd.ExtraFiles = []*os.File{reportW}
-		defer reportW.Close()
-	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	// Every command runs through the helper, in every mode: it is what
+	// keeps the command's processes from outliving this worker.
+	proc, err := sandbox.Start(sandbox.Spec{Exe: exe, Argv: argv, Boundary: b, Dir: in.Cwd, Env: env,
+		Output: io.MultiWriter(logFile, buf, live), NoPIDNamespace: a.noPIDNamespace})
+	if err != nil {
 		return &ExecOutput{ExitCode: 127, StartError: err.Error(), Output: err.Error()}, nil
 	}
-	setupErr := make(chan string, 1)
-	if report {
-		cmd.ExtraFiles[0].Close()
-		go func() {
-			b, _ := io.ReadAll(io.LimitReader(reportR, 64<<10))
-			setupErr <- string(b)
-		}()
-	} else {
-		setupErr <- ""
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	tick := time.NewTicker(a.heartbeatEvery())
 	defer tick.Stop()
 	// Output that grew is heartbeated soon (see [ExecProgress]); the
@@ -155,21 +136,21 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	heartbeat := func() {
 		if activity.IsActivity(ctx) {
 			p := live.progress(in.CallID)
+			p.ElapsedMs = time.Since(start).Milliseconds()
 			sent = p.Total
 			activity.RecordHeartbeat(ctx, p)
 		}
 	}
-	var waitErr error
 	timedOut := false
 loop:
 	for {
 		select {
-		case waitErr = <-done:
+		case <-proc.Done():
 			break loop
 		case <-runCtx.Done():
 			timedOut = ctx.Err() == nil
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			waitErr = <-done
+			proc.Kill()
+			<-proc.Done()
 			break loop
 		case <-liveTick.C:
 			if live.written() != sent {
@@ -179,6 +160,7 @@ loop:
 			heartbeat()
 		}
 	}
+	setupErr, waitErr := proc.Wait()
 	out := &ExecOutput{
 		Output:     buf.String(),
 		TotalBytes: buf.Total(),
@@ -197,36 +179,38 @@ loop:
 	default:
 		out.ExitCode = -1
 	}
-	if msg := <-setupErr; msg != "" {
+	if setupErr != "" {
+		msg := setupErr
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg,
 			DurationMs: out.DurationMs, FullOutput: logPath}, nil
 	}
-	out.Sandboxed = report
-	out.SandboxDenied = report && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
+	out.Sandboxed = sandboxed
+	out.SandboxDenied = sandboxed && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
 	if timedOut {
 		out.Output += fmt.Sprintf("\n[command timed out after %d ms]", in.TimeoutMs)
 	}
 	if ctx.Err() != nil {
-		return out, ctx.Err()
+		// The turn was stopped: the cancellation carries what the command
+		// did, so its item can tell how long it ran and what it printed.
+		return out, temporal.NewCanceledError(*out)
 	}
 	return out, nil
 }
 
-// sandboxed returns the command line to start: the command itself under
-// danger-full-access or when a person approved running it unsandboxed,
-// otherwise a re-run of our own binary's helper subcommand that applies
-// the boundary first; report says a setup-report pipe goes on fd 3.
-func (a *Activities) sandboxed(in ExecInput) (argv []string, report bool, err error) {
+// boundary returns the command and the boundary the helper applies to
+// it: none (danger-full-access) under danger-full-access or when a person
+// approved running it unsandboxed, which sandboxed reports.
+func (a *Activities) boundary(in ExecInput) (argv []string, sandboxed bool, b sandbox.Boundary, err error) {
 	mode := sandbox.WorkspaceWrite
 	if in.SandboxMode != "" {
 		if mode, err = sandbox.ParseMode(in.SandboxMode); err != nil {
-			return nil, false, err
+			return nil, false, b, err
 		}
 	}
 	if mode == sandbox.DangerFullAccess || in.Unsandboxed {
-		return in.Command, false, nil
+		return in.Command, false, sandbox.Boundary{Mode: sandbox.DangerFullAccess}, nil
 	}
-	b := sandbox.Boundary{Mode: mode, Network: in.NetworkAccess, ReportFD: 3}
+	b = sandbox.Boundary{Mode: mode, Network: in.NetworkAccess}
 	if a.Home != "" {
 		b.Protected = []string{a.Home}
 	}
@@ -236,14 +220,10 @@ func (a *Activities) sandboxed(in ExecInput) (argv []string, report bool, err er
 			root = in.Cwd
 		}
 		if b.WritableRoots, err = sandbox.WritableRoots(root, in.WritableRoots, os.TempDir(), "/tmp"); err != nil {
-			return nil, false, fmt.Errorf("cannot apply the workspace-write sandbox: %w", err)
+			return nil, false, b, fmt.Errorf("cannot apply the workspace-write sandbox: %w", err)
 		}
 	}
-	exe, err := a.executable()
-	if err != nil {
-		return nil, false, fmt.Errorf("cannot apply the %s sandbox: finding our own executable: %w", mode, err)
-	}
-	return sandbox.Transform(exe, in.Command, b), true, nil
+	return in.Command, true, b, nil
 }
 
 func (a *Activities) executable() (string, error) {

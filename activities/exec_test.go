@@ -14,6 +14,7 @@ import (
 // os.Executable() with the helper subcommand.
 func TestMain(m *testing.M) {
 	sandbox.RunHelperIfRequested()
+	runWorkerIfRequested()
 	os.Exit(m.Run())
 }
 

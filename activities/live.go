@@ -21,6 +21,10 @@ type ExecProgress struct {
 	Offset int64 `json:"offset"`
 	// Tail is the last LiveTailBytes bytes at most (base64 in JSON).
 	Tail []byte `json:"tail,omitempty"`
+	// ElapsedMs is how long the command had run at this heartbeat. The
+	// last heartbeat the server kept tells the workflow how long a command
+	// ran whose worker died.
+	ElapsedMs int64 `json:"elapsed_ms,omitempty"`
 }
 
 // ModelProgress is the heartbeat detail of a model call whose answer is

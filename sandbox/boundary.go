@@ -27,11 +27,16 @@ type Boundary struct {
 	// setup error to (and closes on exec), so the caller can tell "the
 	// sandbox could not be applied" from the command's own failure.
 	ReportFD int
+	// LifelineFD, when positive, is the read end of a pipe whose write end
+	// only the worker holds: when it reads end of file the worker is gone,
+	// and the helper ends the command (see [Start]).
+	LifelineFD int
 }
 
 // HelperCommand is the hidden subcommand that runs a command inside a
-// boundary: `interpreter sandbox linux --mode M [--writable-root DIR]...
-// [--network] [--protect PATH]... [--report-fd N] -- CMD ARGS...`.
+// boundary and supervises it: `interpreter sandbox linux --mode M
+// [--writable-root DIR]... [--network] [--protect PATH]... [--report-fd N]
+// [--lifeline-fd N] -- CMD ARGS...`.
 var HelperCommand = []string{"sandbox", "linux"}
 
 // ErrCommandNotFound means the command to run does not exist.
@@ -42,12 +47,11 @@ var ErrCommandNotFound = errors.New("command not found")
 const ExitSetupFailed = 125
 
 // Transform rewrites argv into a re-run of exe (our own binary) through
-// the helper subcommand, which applies b and then executes argv. Under
-// danger-full-access argv is returned unchanged: there is no sandbox.
+// the helper subcommand, which applies b, starts argv and stays as its
+// supervisor. Under danger-full-access the helper applies no restriction,
+// but it still supervises: a command must not outlive its worker in any
+// mode.
 func Transform(exe string, argv []string, b Boundary) []string {
-	if b.Mode == DangerFullAccess {
-		return append([]string(nil), argv...)
-	}
 	out := append([]string{exe}, HelperCommand...)
 	out = append(out, "--mode", string(b.Mode))
 	if b.Mode == WorkspaceWrite {
@@ -63,6 +67,9 @@ func Transform(exe string, argv []string, b Boundary) []string {
 	}
 	if b.ReportFD > 0 {
 		out = append(out, "--report-fd", strconv.Itoa(b.ReportFD))
+	}
+	if b.LifelineFD > 0 {
+		out = append(out, "--lifeline-fd", strconv.Itoa(b.LifelineFD))
 	}
 	out = append(out, "--")
 	return append(out, argv...)
@@ -110,6 +117,11 @@ func ParseHelperArgs(args []string) (Boundary, []string, error) {
 			var v string
 			if v, err = value(); err == nil {
 				b.ReportFD, err = strconv.Atoi(v)
+			}
+		case "--lifeline-fd":
+			var v string
+			if v, err = value(); err == nil {
+				b.LifelineFD, err = strconv.Atoi(v)
 			}
 		default:
 			return b, nil, fmt.Errorf("unknown flag %q", a)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -28,33 +27,51 @@ const maxLandlockABI = 7
 const hint = "Fix the host (Linux 6.2+ with Landlock enabled, run the worker as root for namespaces), " +
 	"or use sandbox_mode = \"danger-full-access\" only inside an outside VM or container that is the boundary"
 
-// Enter applies b to this process and executes argv inside it. It returns
-// only on failure, having run nothing: the caller must refuse the command
-// (fail closed). It must run in a process of its own (the helper), never
-// in the worker: the restrictions cannot be lifted.
+// Enter applies b to this process, starts argv inside it and supervises
+// it until it ends (see [supervise]), then exits with its status. It
+// returns only on failure, having run nothing: the caller must refuse the
+// command (fail closed). It must run in a process of its own (the helper),
+// never in the worker: the restrictions cannot be lifted.
 //
-// In order: a new mount namespace where the protected paths under the
-// writable roots are bound read-only; a new network namespace (only an
-// unconnected loopback) unless b.Network; Landlock rules (read anywhere,
-// write only under the writable roots and a few device files); all
-// capabilities dropped, so root inside cannot undo any of it (Landlock
-// already forbids mount, and without CAP_SYS_ADMIN setns back to the
-// host's network fails); then exec.
+// Under read-only and workspace-write, in order: a new mount namespace
+// where the protected paths under the writable roots are bound read-only
+// (and, when the helper is init of a PID namespace of its own, a /proc of
+// that namespace); a new network namespace (only an unconnected loopback)
+// unless b.Network; Landlock rules (read anywhere, write only under the
+// writable roots and a few device files); all capabilities dropped, so
+// root inside cannot undo any of it (Landlock already forbids mount, and
+// without CAP_SYS_ADMIN setns back to the host's network fails). Under
+// danger-full-access nothing is restricted, but the command is supervised
+// all the same.
 func Enter(b Boundary, argv []string) error {
 	if len(argv) == 0 {
 		return errors.New("no command")
 	}
-	if b.ReportFD > 0 {
-		// The report pipe closes when the command starts.
-		unix.CloseOnExec(b.ReportFD)
+	// Neither pipe may reach the command: the report pipe closes when the
+	// command starts, and the lifeline must be held by the worker alone.
+	for _, fd := range []int{b.ReportFD, b.LifelineFD} {
+		if fd > 0 {
+			unix.CloseOnExec(fd)
+		}
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return fmt.Errorf("%s: %w (%v)", argv[0], ErrCommandNotFound, err)
 	}
-	if b.Mode == DangerFullAccess {
-		return execve(path, argv)
+	// Namespaces and capabilities belong to the OS thread, and the command
+	// is forked from it (its parent-death signal follows this thread too),
+	// so the helper stays on this one thread.
+	runtime.LockOSThread()
+	if b.Mode != DangerFullAccess {
+		if err := restrict(b); err != nil {
+			return err
+		}
 	}
+	return supervise(path, argv, b)
+}
+
+// restrict applies a read-only or workspace-write boundary to this thread.
+func restrict(b Boundary) error {
 	if b.Mode != ReadOnly && b.Mode != WorkspaceWrite {
 		_, err := ParseMode(string(b.Mode))
 		return err
@@ -73,9 +90,6 @@ func Enter(b Boundary, argv []string) error {
 		}
 		roots = b.WritableRoots
 	}
-
-	// Namespaces belong to the OS thread; exec happens on this one.
-	runtime.LockOSThread()
 	flags := unix.CLONE_NEWNS
 	if b.Mode == ReadOnly || !b.Network {
 		flags |= unix.CLONE_NEWNET
@@ -87,6 +101,7 @@ func Enter(b Boundary, argv []string) error {
 	if err := protect(ProtectedUnder(roots, b.Protected)); err != nil {
 		return fmt.Errorf("cannot apply the %s sandbox: %w. %s", b.Mode, err, hint)
 	}
+	ownProc()
 	if flags&unix.CLONE_NEWNET != 0 {
 		loopbackUp() // best effort: local servers the command starts itself
 	}
@@ -96,12 +111,18 @@ func Enter(b Boundary, argv []string) error {
 	if err := dropCapabilities(); err != nil {
 		return fmt.Errorf("cannot apply the %s sandbox: dropping capabilities: %w. %s", b.Mode, err, hint)
 	}
-	return execve(path, argv)
+	return nil
 }
 
-func execve(path string, argv []string) error {
-	err := syscall.Exec(path, argv, os.Environ())
-	return fmt.Errorf("executing %s: %w", argv[0], err)
+// ownProc mounts a /proc of the helper's PID namespace, in its (private)
+// mount namespace, so the PIDs a command sees ($!, ps) match /proc. Best
+// effort: it is no boundary, and a host may forbid a new proc mount (a
+// container with masked /proc paths); then /proc stays the host's.
+func ownProc() {
+	if os.Getpid() != 1 {
+		return
+	}
+	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
 }
 
 // protect binds each path read-only onto itself, in this (new) mount

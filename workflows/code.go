@@ -17,6 +17,10 @@ import "go.temporal.io/sdk/workflow"
 // Code 2 adds model calls that first wait in the workflow task
 // ([ModelCallsAuto]).
 //
+// Code 3 reports how long an interrupted command ran, and the output it
+// had shown ([interruptedReport]), where earlier turns reported 0 ms and
+// no output.
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -25,7 +29,7 @@ import "go.temporal.io/sdk/workflow"
 // newer worker could not replay that history. So, as for any change of
 // workflow code, workers of a new build replace the old ones; they do not
 // run beside them on the same task queue.
-const turnCode = 2
+const turnCode = 3
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).

@@ -173,11 +173,17 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
 		it.AggregatedOutput = out.Output
+		if t.in.Code >= 3 {
+			it.DurationMs, it.AggregatedOutput = interruptedReport(err, "[interrupted: the turn was stopped while the command ran]")
+		}
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return out, "command interrupted: the turn was stopped while it ran", true
 	case err != nil && isTimeout(err):
 		it.Status = StatusInterrupted
-		it.AggregatedOutput = "[interrupted: the worker running this command stopped; the outcome is unknown and it was not run again]"
+		it.AggregatedOutput = workerStopped
+		if t.in.Code >= 3 {
+			it.DurationMs, it.AggregatedOutput = interruptedReport(err, workerStopped)
+		}
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return out, "The command was interrupted: the worker running it stopped before it finished. " +
 			"Its outcome is unknown (it may have partly run) and it was NOT run again. Check the state before retrying it.", true

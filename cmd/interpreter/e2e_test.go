@@ -123,6 +123,9 @@ func TestCrashDuringShellCommandIsNotRerun(t *testing.T) {
 	if cmd == nil || !strings.Contains(cmd["aggregated_output"].(string), "interrupted") {
 		t.Fatalf("command item does not say interrupted: %v", cmd)
 	}
+	if cmd["status"] != "failed" {
+		t.Errorf("an interrupted command shows status %v, want failed (as in every front end)", cmd["status"])
+	}
 	if got := items[len(items)-1]["text"]; got != "recovered after the crash" {
 		t.Fatalf("final message %v", got)
 	}

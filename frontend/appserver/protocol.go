@@ -94,15 +94,15 @@ func turnStatus(s string) string {
 }
 
 // itemStatus maps a workflow item status to CommandExecutionStatus /
-// PatchApplyStatus (which have no "interrupted": a command whose outcome
-// is unknown counts as failed).
+// PatchApplyStatus, through [workflows.ShownStatus] (an interrupted item
+// is failed, as in every front end).
 func itemStatus(s string) string {
-	switch s {
+	switch workflows.ShownStatus(s) {
 	case workflows.StatusCompleted:
 		return "completed"
 	case workflows.StatusDeclined:
 		return "declined"
-	case workflows.StatusFailed, workflows.StatusInterrupted:
+	case workflows.StatusFailed:
 		return "failed"
 	}
 	return "inProgress"

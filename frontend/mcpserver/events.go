@@ -127,7 +127,7 @@ func execEnd(it *workflows.Item) msg {
 		"exit_code": exit, "stdout": it.AggregatedOutput, "stderr": "",
 		"aggregated_output": it.AggregatedOutput, "formatted_output": it.AggregatedOutput,
 		"duration": duration(it.DurationMs),
-		"status":   it.Status,
+		"status":   workflows.ShownStatus(it.Status),
 	}
 }
 

@@ -58,11 +58,7 @@ func jsonItem(it *workflows.Item) map[string]any {
 	case workflows.ItemAgentMessage, workflows.ItemReasoning:
 		m["text"] = it.Text
 	case workflows.ItemCommandExecution:
-		status := it.Status
-		if status == workflows.StatusInterrupted {
-			status = workflows.StatusFailed
-		}
-		m["command"], m["aggregated_output"], m["status"] = it.Command, it.AggregatedOutput, status
+		m["command"], m["aggregated_output"], m["status"] = it.Command, it.AggregatedOutput, workflows.ShownStatus(it.Status)
 		if it.ExitCode != nil {
 			m["exit_code"] = *it.ExitCode
 		}
@@ -71,7 +67,7 @@ func jsonItem(it *workflows.Item) map[string]any {
 		if changes == nil {
 			changes = []workflows.FileChange{}
 		}
-		m["changes"], m["status"] = changes, it.Status
+		m["changes"], m["status"] = changes, workflows.ShownStatus(it.Status)
 	case workflows.ItemTodoList:
 		items := it.Items
 		if items == nil {
@@ -120,7 +116,11 @@ func (p *printer) humanEvent(e workflows.Event) {
 		if it.ExitCode != nil {
 			code = fmt.Sprint(*it.ExitCode)
 		}
-		fmt.Fprintf(w, "[%s · exit %s · %d ms]\n", it.Status, code, it.DurationMs)
+		status := workflows.ShownStatus(it.Status)
+		if it.Status == workflows.StatusInterrupted {
+			status += " · interrupted" // the cause, beside the one status
+		}
+		fmt.Fprintf(w, "[%s · exit %s · %d ms]\n", status, code, it.DurationMs)
 	case it.Type == workflows.ItemAgentMessage:
 		fmt.Fprintf(w, "\nagent: %s\n", it.Text)
 	case it.Type == workflows.ItemReasoning:
@@ -130,7 +130,7 @@ func (p *printer) humanEvent(e workflows.Event) {
 			fmt.Fprintf(w, "\n%s %s\n", c.Kind, c.Path)
 		}
 		if it.Status != workflows.StatusCompleted {
-			fmt.Fprintf(w, "\npatch %s\n", it.Status)
+			fmt.Fprintf(w, "\npatch %s\n", workflows.ShownStatus(it.Status))
 		}
 	case it.Type == workflows.ItemTodoList:
 		fmt.Fprintf(w, "\nplan:\n")

@@ -11,18 +11,21 @@ type SandboxCmd struct {
 }
 
 // SandboxLinuxCmd is `interpreter sandbox linux --mode M [--writable-root
-// DIR]... [--network] -- CMD ARGS...`.
+// DIR]... [--network] [--protect PATH]... [--report-fd N] [--lifeline-fd N]
+// -- CMD ARGS...`.
 type SandboxLinuxCmd struct {
-	Mode         string   `required:"" help:"read-only or workspace-write (danger-full-access runs the command as is)."`
+	Mode         string   `required:"" help:"read-only, workspace-write or danger-full-access (no restriction, only supervision)."`
 	WritableRoot []string `name:"writable-root" sep:"none" help:"Directory the command may write under (workspace-write). Repeatable." placeholder:"DIR"`
 	Network      bool     `help:"Allow network access (workspace-write)."`
 	Protect      []string `sep:"none" help:"Path that stays read-only even under a writable root (besides each root's .git). Repeatable." placeholder:"PATH"`
 	ReportFD     int      `name:"report-fd" help:"Write a setup failure to this file descriptor." placeholder:"N"`
+	LifelineFD   int      `name:"lifeline-fd" help:"End the command when this descriptor reads end of file (the worker is gone)." placeholder:"N"`
 	Command      []string `arg:"" passthrough:"" help:"The command and its arguments, after --."`
 }
 
-// Run enters the sandbox and executes the command; it returns only when
-// the sandbox could not be applied, and then the command did not run.
+// Run enters the sandbox, runs the command and supervises it; it returns
+// only when the sandbox could not be applied, and then the command did not
+// run.
 func (s *SandboxLinuxCmd) Run() error {
 	argv := s.Command
 	if len(argv) > 0 && argv[0] == "--" {
@@ -32,7 +35,8 @@ func (s *SandboxLinuxCmd) Run() error {
 	if err != nil {
 		sandbox.ExitRefused(s.ReportFD, err)
 	}
-	b := sandbox.Boundary{Mode: mode, WritableRoots: s.WritableRoot, Network: s.Network, Protected: s.Protect, ReportFD: s.ReportFD}
+	b := sandbox.Boundary{Mode: mode, WritableRoots: s.WritableRoot, Network: s.Network, Protected: s.Protect,
+		ReportFD: s.ReportFD, LifelineFD: s.LifelineFD}
 	sandbox.ExitRefused(s.ReportFD, sandbox.Enter(b, argv))
 	return nil
 }

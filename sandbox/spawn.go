@@ -1,0 +1,205 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// Spec is one command for [Start] to run through the helper.
+type Spec struct {
+	// Exe is our own binary, re-executed as the helper.
+	Exe string
+	// Argv is the command; Boundary what it may touch (its descriptors
+	// are set by Start).
+	Argv     []string
+	Boundary Boundary
+	Dir      string
+	Env      []string
+	// Output receives stdout and stderr together.
+	Output io.Writer
+	// NoPIDNamespace starts the helper without a PID namespace, as on a
+	// host that has none (tests of the fallback).
+	NoPIDNamespace bool
+}
+
+// Process is a command started by [Start]: the helper, which applied the
+// boundary and supervises everything the command starts.
+type Process struct {
+	// Namespaced tells that the helper is init of a PID namespace of its
+	// own: every process of the command dies with it, whatever it does.
+	Namespaced bool
+	cmd        *exec.Cmd
+	lifeline   *os.File
+	done       chan struct{}
+	err        error
+	setup      string
+}
+
+// Report and lifeline descriptors in the helper (ExtraFiles 0 and 1).
+const (
+	reportFD   = 3
+	lifelineFD = 4
+)
+
+// killGrace is how long a helper without a namespace of its own has to
+// end the command's processes on SIGTERM before its group is SIGKILLed.
+const killGrace = 3 * time.Second
+
+// Start runs the command through the helper so that none of its processes
+// outlives the worker. The helper is started, in order of preference, as
+// init of a new PID namespace (root), of a new user and PID namespace
+// (other users), or, where the kernel allows neither, as a plain child
+// that supervises the command as its subreaper (see [supervise]).
+//
+// Two things tie the helper to this process: its parent-death signal and
+// a lifeline pipe whose write end only this process holds. The kernel
+// sends the parent-death signal when the thread that forked the helper
+// ends, not the process, and Go ends threads at will, so the fork happens
+// on a goroutine locked to its thread until the helper is reaped; the
+// lifeline covers whatever the signal cannot (the helper reads end of file
+// however this process dies).
+func Start(s Spec) (*Process, error) {
+	p := &Process{done: make(chan struct{})}
+	started := make(chan error, 1)
+	go p.run(s, started)
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Process) run(s Spec, started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	report, err := p.start(s)
+	started <- err
+	if err != nil {
+		return
+	}
+	setup := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(report, 64<<10))
+		_ = report.Close()
+		setup <- string(b)
+	}()
+	p.err = p.cmd.Wait()
+	p.setup = <-setup
+	_ = p.lifeline.Close()
+	close(p.done)
+}
+
+// way is one way to start the helper; namespaced ways put it in a PID
+// namespace of its own.
+type way struct {
+	namespaced bool
+	attr       func() *syscall.SysProcAttr
+}
+
+// start tries each way to start the helper, from the strictest.
+func (p *Process) start(s Spec) (*os.File, error) {
+	ways := startWays()
+	if s.NoPIDNamespace {
+		ways = ways[len(ways)-1:]
+	}
+	var err error
+	for _, w := range ways {
+		var report *os.File
+		if report, err = p.try(s, w.attr()); err == nil {
+			p.Namespaced = w.namespaced
+			return report, nil
+		}
+		if !namespaceRefused(err) {
+			break
+		}
+	}
+	return nil, err
+}
+
+// try starts the helper once with attr, passing it the report pipe's
+// write end and the lifeline's read end.
+func (p *Process) try(s Spec, attr *syscall.SysProcAttr) (*os.File, error) {
+	reportR, reportW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("creating the sandbox report pipe: %w", err)
+	}
+	lifeR, lifeW, err := os.Pipe()
+	if err != nil {
+		_, _ = reportR.Close(), reportW.Close()
+		return nil, fmt.Errorf("creating the lifeline pipe: %w", err)
+	}
+	b := s.Boundary
+	b.ReportFD, b.LifelineFD = reportFD, lifelineFD
+	argv := Transform(s.Exe, s.Argv, b)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.Stdout, cmd.Stderr = s.Output, s.Output
+	cmd.ExtraFiles = []*os.File{reportW, lifeR}
+	cmd.SysProcAttr = attr
+	err = cmd.Start()
+	// The helper holds its own copies now; ours would keep the pipes open.
+	_, _ = reportW.Close(), lifeR.Close()
+	if err != nil {
+		_, _ = reportR.Close(), lifeW.Close()
+		return nil, err
+	}
+	p.cmd, p.lifeline = cmd, lifeW
+	return reportR, nil
+}
+
+// Pid is the helper's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Done is closed when the helper has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the helper and returns its exit error (as
+// [exec.Cmd.Wait]) and, when the boundary could not be applied and the
+// command did not run, why.
+func (p *Process) Wait() (setup string, err error) {
+	<-p.done
+	return p.setup, p.err
+}
+
+// Kill ends the command and every process it started. A namespaced
+// helper is SIGKILLed with its group: the kernel kills the rest. One
+// without a namespace is asked with SIGTERM to kill what it supervises,
+// and its group is SIGKILLed if it has not exited after [killGrace].
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+		return // reaped: its PID may belong to another process now
+	default:
+	}
+	pid := p.cmd.Process.Pid
+	if p.Namespaced {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		return
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	go func() {
+		t := time.NewTimer(killGrace)
+		defer t.Stop()
+		select {
+		case <-p.done:
+		case <-t.C:
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}()
+}
+
+// namespaceRefused tells a failure to create the helper's namespaces
+// (try the next way) from one that any way would meet (a missing cwd).
+func namespaceRefused(err error) bool {
+	for _, e := range []error{syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS, syscall.EACCES, syscall.ENOSYS} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
