@@ -27,6 +27,15 @@ type NewThread struct {
 // StartThread creates a thread workflow and sends its first turn in one
 // call (update-with-start), so there is never a thread without its turn.
 func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTurnRequest) (StartTurnResponse, error) {
+	if err := CheckInput("Input", req.Prompt); err != nil {
+		return StartTurnResponse{}, err
+	}
+	if err := CheckThreadConfig(nt.Config); err != nil {
+		return StartTurnResponse{}, err
+	}
+	if a, b := jsonSize(nt.Config), jsonSize(req.Prompt); a+b > maxTurnInputBytes {
+		return StartTurnResponse{}, fmt.Errorf("input refused: this input (%d bytes as JSON) and the thread's settings (%d bytes) exceed the %d bytes a turn may start with", b, a, maxTurnInputBytes)
+	}
 	opts := client.StartWorkflowOptions{
 		ID:                       nt.ThreadID,
 		TaskQueue:                nt.TaskQueue,
@@ -56,6 +65,24 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 		return StartTurnResponse{}, fmt.Errorf("starting turn: %w", err)
 	}
 	return resp, nil
+}
+
+// CheckThreadConfig refuses a thread's settings whose client text is over
+// the input limits, or that are too large together.
+func CheckThreadConfig(cfg ThreadConfig) error {
+	for _, f := range []struct{ what, text string }{
+		{"base instructions", cfg.BaseInstructions},
+		{"developer instructions", cfg.DeveloperInstructions},
+		{"compact prompt", cfg.CompactPrompt},
+	} {
+		if err := CheckInput(f.what, f.text); err != nil {
+			return err
+		}
+	}
+	if n := jsonSize(cfg); n > MaxInputBytes {
+		return &InputTooLargeError{What: "The thread's settings", Bytes: n}
+	}
+	return nil
 }
 
 // StartTurn sends a turn to an existing thread. A turn that has just
@@ -117,6 +144,9 @@ func TurnOutcome(ctx context.Context, c client.Client, turnID string) (TurnResul
 }
 
 func startTurnOnce(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
+	if err := CheckInput("Input", req.Prompt); err != nil {
+		return StartTurnResponse{}, err
+	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   threadID,
 		UpdateName:   UpdateStartTurn,

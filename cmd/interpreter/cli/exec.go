@@ -101,6 +101,9 @@ func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error
 	if strings.TrimSpace(prompt) == "" {
 		return "", "", exitf(2, "no prompt: pass it as an argument or on stdin")
 	}
+	if err := workflows.CheckInput("Input", prompt); err != nil {
+		return "", "", exitf(2, "%v", err)
+	}
 	return threadID, prompt, nil
 }
 
