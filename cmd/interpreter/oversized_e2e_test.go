@@ -36,7 +36,7 @@ func TestOversizedInputExec(t *testing.T) {
 	defer dev.kill()
 
 	refused := e.execStdin(tooLong, "-")
-	if code := refused.wait(60*time.Second); code != 2 || !strings.Contains(refused.stderr.String(), "Input "+tooLongMessage) {
+	if code := refused.wait(60 * time.Second); code != 2 || !strings.Contains(refused.stderr.String(), "Input "+tooLongMessage) {
 		t.Fatalf("exec - with 3 MB: exit %d, stderr %s", code, refused.stderr)
 	}
 	first := e.exec("--json", "hello")
@@ -45,7 +45,7 @@ func TestOversizedInputExec(t *testing.T) {
 	}
 	id := threadIDOf(t, jsonLines(t, first.stdout.String()))
 	big := e.execStdin(tooLong, "resume", id, "-")
-	if code := big.wait(60*time.Second); code != 2 || !strings.Contains(big.stderr.String(), "Input "+tooLongMessage) {
+	if code := big.wait(60 * time.Second); code != 2 || !strings.Contains(big.stderr.String(), "Input "+tooLongMessage) {
 		t.Fatalf("exec resume with 3 MB: exit %d, stderr %s", code, big.stderr)
 	}
 	again := e.exec("--json", "resume", id, "again")
