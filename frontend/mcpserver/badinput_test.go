@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,5 +55,51 @@ func TestDuplicateRequestIDIsAnswered(t *testing.T) {
 	c.send(call)
 	if m := c.nextAnswer(); m["id"] != float64(7) || m["result"] == nil {
 		t.Fatalf("the id used again after its answer: %v", m)
+	}
+}
+
+// Requests before initialize, and requests the SDK cannot decode, get a
+// JSON-RPC code and a message in the client's terms: no Go type names, no
+// params echoed back with the server's own _meta key in them.
+func TestBadRequestsAreAnsweredInClientTerms(t *testing.T) {
+	c, _ := newRawClient(t, New(newFakeBackend(plainPlan), Options{}))
+	check := func(line string, code float64, want string) {
+		t.Helper()
+		c.send(line)
+		m := c.nextAnswer()
+		e, _ := m["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if errorCode(m) != code || msg != want {
+			t.Errorf("answer to %s:\n%v\nwant code %v and %q", line, m, code, want)
+		}
+		for _, internal := range []string{"Go value", "Go struct", "mcp.", "jsonrpc2", metaRequestID} {
+			if strings.Contains(msg, internal) {
+				t.Errorf("answer to %s names %q: %s", line, internal, msg)
+			}
+		}
+	}
+	check(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, -32600,
+		"Invalid Request: tools/list is not allowed before the session is initialized; send initialize first, then notifications/initialized")
+	check(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":5}}`, -32602,
+		"Invalid params of initialize: protocolVersion must be a string, not a number")
+	check(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":"x"}`, -32602,
+		"Invalid params of initialize: params must be an object, not a string")
+	check(`5`, -32600,
+		"Invalid Request: a message must be a JSON object, not a number")
+	check(`{"id":5,"method":"tools/list"}`, -32600, `Invalid Request: "jsonrpc" must be "2.0" (it is missing)`)
+	check(`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, -32600, `Invalid Request: "id" must be a string or a number, not a boolean`)
+	check(`{"jsonrpc":"2.0","id":6,"method":7}`, -32600, `Invalid Request: "method" must be a string, not a number`)
+	c.initialize()
+	check(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5}}`, -32602,
+		"Invalid params of tools/call: name must be a string, not a number")
+	check(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"codex","_meta":"x","arguments":{}}}`, -32602,
+		"Invalid params of tools/call: _meta must be an object, not a string")
+	check(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":[1]}`, -32602,
+		"Invalid params of tools/call: params must be an object, not an array")
+
+	c.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"codex","arguments":"str"}}`)
+	res, _ := c.nextAnswer()["result"].(map[string]any)
+	if text := fmt.Sprint(res["content"]); res["isError"] != true || !strings.Contains(text, `validating "arguments": arguments must be an object, not a string`) {
+		t.Errorf("codex with arguments that are a string: %v", res)
 	}
 }

@@ -40,11 +40,11 @@ type codexConn struct {
 	mu      sync.Mutex
 	calls   map[string]*call                  // running tool calls by request id (JSON)
 	elicits map[string]chan *jsonrpc.Response // our elicitation requests by id
-	open    map[string]bool                   // ids of the client's requests not answered yet
+	open    map[string]openRequest            // the client's requests not answered yet, by id
 }
 
 func newCodexConn() *codexConn {
-	return &codexConn{calls: map[string]*call{}, open: map[string]bool{}}
+	return &codexConn{calls: map[string]*call{}, open: map[string]openRequest{}}
 }
 
 func (c *codexConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -66,8 +66,10 @@ func (c *codexConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *codexConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.ID.IsValid() {
 		c.mu.Lock()
+		req := c.open[idKey(r.ID)]
 		delete(c.open, idKey(r.ID))
 		c.mu.Unlock()
+		msg = inClientTerms(req, r)
 	}
 	return c.inner.Write(ctx, msg)
 }
@@ -82,8 +84,10 @@ func (c *codexConn) refusedDuplicate(ctx context.Context, msg jsonrpc.Message) b
 	}
 	key := idKey(req.ID)
 	c.mu.Lock()
-	dup := c.open[key]
-	c.open[key] = true
+	_, dup := c.open[key]
+	if !dup {
+		c.open[key] = openRequest{method: req.Method, params: req.Params}
+	}
 	c.mu.Unlock()
 	if !dup {
 		return false
