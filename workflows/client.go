@@ -89,6 +89,9 @@ func CheckThreadConfig(cfg ThreadConfig) error {
 // finished may still count as running for a moment (its thread has not yet
 // taken in the result); StartTurn waits that moment out.
 func StartTurn(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
+	if err := CheckThreadID(threadID); err != nil {
+		return StartTurnResponse{}, err
+	}
 	for attempt := 0; ; attempt++ {
 		resp, err := startTurnOnce(ctx, c, threadID, req)
 		if err != nil && threadClosed(ctx, c, threadID) {
@@ -167,6 +170,9 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req St
 // [GetThreadWithApprovals]).
 func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
 	var v ThreadView
+	if err := CheckThreadID(threadID); err != nil {
+		return v, err
+	}
 	val, err := c.QueryWorkflow(ctx, threadID, "", QueryThread)
 	if err != nil {
 		return v, threadErr(threadID, err)

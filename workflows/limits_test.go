@@ -113,3 +113,21 @@ func TestSteerRefusesOversizedInput(t *testing.T) {
 	require.NoError(t, u.err("cut"))
 	require.Equal(t, StatusCompleted, turnResult(t, env).Status)
 }
+
+func TestCheckThreadID(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{"th-1", ""},
+		{"th-1/turn-3", "that is a turn id (th-1/turn-3); its thread is th-1"},
+		{TurnWorkflowID("a/b", 12), "that is a turn id (a/b/turn-12); its thread is a/b"},
+		{"th-1/turn-", ""},
+		{"th-1/turn-x", ""},
+		{"/turn-1", ""},
+	} {
+		err := CheckThreadID(tc.id)
+		if tc.want == "" {
+			require.NoError(t, err, tc.id)
+			continue
+		}
+		require.EqualError(t, err, tc.want)
+	}
+}

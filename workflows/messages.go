@@ -8,6 +8,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -507,6 +508,29 @@ type ThreadView struct {
 // TurnWorkflowID names the child workflow of a thread's n-th turn.
 func TurnWorkflowID(threadID string, n int) string {
 	return threadID + "/turn-" + itoa(n)
+}
+
+// TurnIDError says that a turn id was given where a thread id belongs.
+type TurnIDError struct {
+	TurnID, ThreadID string
+}
+
+func (e *TurnIDError) Error() string {
+	return fmt.Sprintf("that is a turn id (%s); its thread is %s", e.TurnID, e.ThreadID)
+}
+
+// CheckThreadID refuses a turn id (as [TurnWorkflowID] makes them) where
+// a thread id belongs, naming its thread.
+func CheckThreadID(id string) error {
+	i := strings.LastIndex(id, "/turn-")
+	if i <= 0 {
+		return nil
+	}
+	n := id[i+len("/turn-"):]
+	if n == "" || strings.Trim(n, "0123456789") != "" {
+		return nil
+	}
+	return &TurnIDError{TurnID: id, ThreadID: id[:i]}
 }
 
 func itoa(n int) string {

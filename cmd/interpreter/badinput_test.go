@@ -73,6 +73,11 @@ func TestBadThreadRequestsAreRefused(t *testing.T) {
 	first := e.exec("--json", "take your time")
 	first.waitFor(func() bool { return strings.Contains(first.stdout.String(), "thread.started") }, 30*time.Second, "thread.started")
 	id := threadIDOf(t, jsonLines(t, first.stdout.String()))
+	turnID := id + "/turn-1"
+	asTurn := e.exec("resume", turnID, "hello")
+	if code := asTurn.wait(30 * time.Second); code != 2 || !strings.Contains(asTurn.stderr.String(), "that is a turn id ("+turnID+"); its thread is "+id) {
+		t.Fatalf("resume with a turn id: exit %d, stderr %s", code, asTurn.stderr)
+	}
 	busy := e.exec("resume", id, "are you done?")
 	if code := busy.wait(30 * time.Second); code != 1 || !strings.Contains(busy.stderr.String(), "is running turn") {
 		t.Fatalf("busy thread: exit %d, stderr %s", code, busy.stderr)

@@ -103,3 +103,14 @@ func TestBadRequestsAreAnsweredInClientTerms(t *testing.T) {
 		t.Errorf("codex with arguments that are a string: %v", res)
 	}
 }
+
+// codex-reply with a turn id says so and names the thread.
+func TestReplyWithATurnID(t *testing.T) {
+	c, _ := newRawClient(t, New(newFakeBackend(plainPlan), Options{}))
+	c.initialize()
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"codex-reply","arguments":{"threadId":"th-9/turn-2","prompt":"hi"}}}`)
+	res, _ := c.nextAnswer()["result"].(map[string]any)
+	if text := fmt.Sprint(res["content"]); res["isError"] != true || !strings.Contains(text, "that is a turn id (th-9/turn-2); its thread is th-9") {
+		t.Fatalf("codex-reply with a turn id: %v", res)
+	}
+}

@@ -55,6 +55,8 @@ func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in Reply
 		return failed(in.ThreadID, "threadId and conversationId name different threads; pass threadId only")
 	case id == "":
 		return failed("", "threadId is required")
+	case workflows.CheckThreadID(id) != nil:
+		return failed(id, workflows.CheckThreadID(id).Error())
 	case strings.TrimSpace(in.Prompt) == "":
 		return failed(id, "prompt is empty")
 	case workflows.CheckInput("prompt", in.Prompt) != nil:

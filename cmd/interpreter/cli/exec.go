@@ -85,6 +85,9 @@ func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error
 			return "", "", exitf(2, "exec resume needs a THREAD_ID")
 		}
 		threadID, args = args[1], args[2:]
+		if err := workflows.CheckThreadID(threadID); err != nil {
+			return "", "", exitf(2, "%v", err)
+		}
 	}
 	if len(args) > 1 {
 		return "", "", exitf(2, "expected one PROMPT argument, got %d (quote the prompt)", len(args))
