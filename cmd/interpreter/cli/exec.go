@@ -77,8 +77,9 @@ func (e *ExecCmd) overrides() []string {
 	return o
 }
 
-// parseArgs splits the positional arguments and reads the prompt.
-func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error) {
+// parseArgs splits the positional arguments and reads the prompt; reading
+// it from a terminal, it says so on stderr first.
+func (e *ExecCmd) parseArgs(stdin io.Reader, stderr io.Writer) (threadID, prompt string, err error) {
 	args := e.Args
 	if len(args) > 0 && args[0] == "resume" {
 		if len(args) < 2 {
@@ -95,6 +96,9 @@ func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error
 	if len(args) == 1 && args[0] != "-" {
 		prompt = args[0]
 	} else {
+		if isTerminal(stdin) {
+			fmt.Fprintf(stderr, "interpreter: reading the prompt from stdin (end it with Ctrl-D)\n")
+		}
 		b, err := io.ReadAll(stdin)
 		if err != nil {
 			return "", "", exitf(1, "reading the prompt from stdin: %v", err)
@@ -112,7 +116,7 @@ func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error
 
 // Run runs the turn and prints it.
 func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
-	threadID, prompt, err := e.parseArgs(stdio.In)
+	threadID, prompt, err := e.parseArgs(stdio.In, stdio.Err)
 	if err != nil {
 		return err
 	}
@@ -245,9 +249,9 @@ func (e *ExecCmd) answer(ctx context.Context, b *backend, stdio Stdio, a workflo
 		return
 	}
 	decision := workflows.DecisionDeny
-	if f, ok := stdio.In.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(stdio.In) {
 		if e.stdin == nil {
-			e.stdin = bufio.NewReader(f)
+			e.stdin = bufio.NewReader(stdio.In)
 		}
 		decision = ""
 		for decision == "" {
@@ -422,4 +426,10 @@ func modelCalls(local *bool) string {
 		return workflows.ModelCallsLocal
 	}
 	return workflows.ModelCallsActivity
+}
+
+// isTerminal tells whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
