@@ -86,3 +86,20 @@ func TestBadThreadRequestsAreRefused(t *testing.T) {
 		t.Fatalf("the running turn was disturbed: exit %d, %s", code, first.stderr)
 	}
 }
+
+// A typo in config.toml is not silently ignored: every command warns on
+// stderr, naming the key it is nearest to, and goes on.
+func TestConfigTypoWarns(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("approval_polcy = \"never\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := e.start("skills", "list")
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Fatalf("skills list: exit %d, %s", code, p.stderr)
+	}
+	want := "interpreter: warning: unknown config key approval_polcy (did you mean approval_policy?)\n"
+	if strings.Count(p.stderr.String(), want) != 1 {
+		t.Fatalf("stderr %q, want it to say once %q", p.stderr, want)
+	}
+}

@@ -367,18 +367,6 @@ func addWritableRoots(tc *workflows.ThreadConfig, dirs []string) error {
 	return nil
 }
 
-// uiURL is where the Web UI of the connected server is: temporal.ui_url,
-// or the dev server's default when talking to the default local address.
-func uiURL(cfg *config.Config, b *backend) string {
-	if cfg.Temporal.UIURL != "" {
-		return strings.TrimRight(cfg.Temporal.UIURL, "/")
-	}
-	if !b.embedded && cfg.Temporal.Address == "127.0.0.1:7233" && (b.background || portFree(8233) != nil) {
-		return "http://127.0.0.1:8233"
-	}
-	return ""
-}
-
 func defaultModel(provider string) string {
 	switch provider {
 	case "demo":
