@@ -238,7 +238,7 @@ func (e *InputTooLargeError) Error() string {
 // CheckInput refuses text over the input limits with an
 // *[InputTooLargeError] naming it as what.
 func CheckInput(what, text string) error {
-	if len(text) <= MaxInputChars && len(text) <= MaxInputBytes/6 {
+	if len(text) <= (MaxInputBytes-2)/6 { // at most six bytes a byte, and the quotes
 		return nil // short enough whatever it holds
 	}
 	chars := utf8.RuneCountInString(text)
