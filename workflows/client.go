@@ -27,6 +27,15 @@ type NewThread struct {
 // StartThread creates a thread workflow and sends its first turn in one
 // call (update-with-start), so there is never a thread without its turn.
 func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTurnRequest) (StartTurnResponse, error) {
+	if err := CheckInput("Input", req.Prompt); err != nil {
+		return StartTurnResponse{}, err
+	}
+	if err := CheckThreadConfig(nt.Config); err != nil {
+		return StartTurnResponse{}, err
+	}
+	if a, b := jsonSize(nt.Config), jsonSize(req.Prompt); a+b > maxTurnInputBytes {
+		return StartTurnResponse{}, fmt.Errorf("input refused: this input (%d bytes as JSON) and the thread's settings (%d bytes) exceed the %d bytes a turn may start with", b, a, maxTurnInputBytes)
+	}
 	opts := client.StartWorkflowOptions{
 		ID:                       nt.ThreadID,
 		TaskQueue:                nt.TaskQueue,
@@ -58,10 +67,31 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 	return resp, nil
 }
 
+// CheckThreadConfig refuses a thread's settings whose client text is over
+// the input limits, or that are too large together.
+func CheckThreadConfig(cfg ThreadConfig) error {
+	for _, f := range []struct{ what, text string }{
+		{"base instructions", cfg.BaseInstructions},
+		{"developer instructions", cfg.DeveloperInstructions},
+		{"compact prompt", cfg.CompactPrompt},
+	} {
+		if err := CheckInput(f.what, f.text); err != nil {
+			return err
+		}
+	}
+	if n := jsonSize(cfg); n > MaxInputBytes {
+		return &InputTooLargeError{What: "The thread's settings", Bytes: n}
+	}
+	return nil
+}
+
 // StartTurn sends a turn to an existing thread. A turn that has just
 // finished may still count as running for a moment (its thread has not yet
 // taken in the result); StartTurn waits that moment out.
 func StartTurn(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
+	if err := CheckThreadID(threadID); err != nil {
+		return StartTurnResponse{}, err
+	}
 	for attempt := 0; ; attempt++ {
 		resp, err := startTurnOnce(ctx, c, threadID, req)
 		if err != nil && threadClosed(ctx, c, threadID) {
@@ -117,6 +147,9 @@ func TurnOutcome(ctx context.Context, c client.Client, turnID string) (TurnResul
 }
 
 func startTurnOnce(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
+	if err := CheckInput("Input", req.Prompt); err != nil {
+		return StartTurnResponse{}, err
+	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   threadID,
 		UpdateName:   UpdateStartTurn,
@@ -141,6 +174,9 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req St
 // [GetThreadWithApprovals]).
 func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
 	var v ThreadView
+	if err := CheckThreadID(threadID); err != nil {
+		return v, err
+	}
 	val, err := c.QueryWorkflow(ctx, threadID, "", QueryThread)
 	if err != nil {
 		return v, threadErr(threadID, err)

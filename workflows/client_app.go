@@ -29,6 +29,9 @@ func PendingDynamicCalls(ctx context.Context, c client.Client, turnID string) ([
 // turn. The turn's validator refuses an answer for a call that is not
 // pending (answered, timed out), leaving its state unchanged.
 func AnswerDynamic(ctx context.Context, c client.Client, turnID string, a DynamicAnswer) error {
+	if err := CheckToolResult(a); err != nil {
+		return err
+	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: turnID, UpdateName: UpdateAnswerDynamic, Args: []any{a},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -43,6 +46,9 @@ func AnswerDynamic(ctx context.Context, c client.Client, turnID string, a Dynami
 // thread runs.
 func SteerTurn(ctx context.Context, c client.Client, r SteerRequest) (SteerResponse, error) {
 	var resp SteerResponse
+	if err := CheckInput("Input", r.Prompt); err != nil {
+		return resp, err
+	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: r.TurnID, UpdateName: UpdateSteer, Args: []any{r},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -55,6 +61,9 @@ func SteerTurn(ctx context.Context, c client.Client, r SteerRequest) (SteerRespo
 
 // SetThreadName names a thread.
 func SetThreadName(ctx context.Context, c client.Client, threadID, name string) error {
+	if len(name) > maxThreadName {
+		return fmt.Errorf("name is %d bytes long; the limit is %d", len(name), maxThreadName)
+	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: UpdateSetName, Args: []any{name},
 		WaitForStage: client.WorkflowUpdateStageCompleted,

@@ -106,6 +106,9 @@ func (t *turn) validateDynamicAnswer(ctx workflow.Context, a DynamicAnswer) erro
 	if a.ThreadID != t.in.ThreadID {
 		return fmt.Errorf("answer refused: it names thread %q, but this turn belongs to thread %s", a.ThreadID, t.in.ThreadID)
 	}
+	if err := CheckToolResult(a); err != nil {
+		return err
+	}
 	var pending []string
 	for _, d := range t.st.DynamicCalls {
 		if d.ItemID == a.ItemID {
@@ -193,6 +196,50 @@ func (t *turn) runDynamic(ctx workflow.Context, c activities.DecodedCall, x harn
 	t.log.add(Event{Type: EventItemCompleted, Item: it})
 	reply.Text, reply.Error = dynamicOutput(d), !d.Success
 	return reply
+}
+
+// CheckToolResult refuses a dynamic tool's answer whose text is over
+// [MaxToolResultBytes] (front ends cut it first: [TruncateDynamic]).
+func CheckToolResult(a DynamicAnswer) error {
+	n := len(a.Error)
+	for _, c := range a.Content {
+		n += len(c.Text) + len(c.ImageURL)
+	}
+	if n > MaxToolResultBytes {
+		return fmt.Errorf("answer refused: the tool result holds %d bytes of text, more than %d; cut it", n, MaxToolResultBytes)
+	}
+	return nil
+}
+
+// TruncateDynamic cuts a dynamic tool's answer to [MaxToolResultBytes]
+// of text for the model, with notes: text is cut, an image that does not
+// fit is named instead of sent, parts past the budget are counted.
+func TruncateDynamic(a DynamicAnswer) DynamicAnswer {
+	const note = 96 // room for one note
+	left := MaxToolResultBytes - note
+	a.Error = TruncateText(a.Error, left/4)
+	left -= len(a.Error)
+	out := make([]DynamicContent, 0, len(a.Content))
+	dropped := 0
+	for _, c := range a.Content {
+		switch size := len(c.Text) + len(c.ImageURL); {
+		case size <= left:
+		case left < note:
+			dropped++
+			continue
+		case c.ImageURL != "":
+			c = DynamicContent{Type: "inputText", Text: fmt.Sprintf("[an image of %d bytes was left out: the tool result was too long]", len(c.ImageURL))}
+		default:
+			c.Text = TruncateText(c.Text, left)
+		}
+		left -= len(c.Text) + len(c.ImageURL)
+		out = append(out, c)
+	}
+	if dropped > 0 {
+		out = append(out, DynamicContent{Type: "inputText", Text: fmt.Sprintf("[%d more parts left out: the tool result was too long]", dropped)})
+	}
+	a.Content = out
+	return a
 }
 
 // dynamicOutput is what the model reads of a dynamic tool's result.

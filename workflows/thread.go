@@ -128,6 +128,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	if strings.TrimSpace(req.Prompt) == "" && len(req.Images) == 0 {
 		return errors.New("prompt is empty")
 	}
+	if err := t.checkTurnSize(req); err != nil {
+		return err
+	}
 	if req.SandboxMode != "" {
 		if _, err := sandbox.ParseMode(req.SandboxMode); err != nil {
 			return err
@@ -155,6 +158,20 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	}
 	if len(t.st.Queue) > 0 {
 		return fmt.Errorf("thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
+	}
+	return nil
+}
+
+// checkTurnSize refuses input over the limits, and input that would not
+// fit, with the thread's settings, in the input of the turn's workflow.
+// Validators do not run on replay, so a change here needs no version.
+func (t *thread) checkTurnSize(req StartTurnRequest) error {
+	if err := CheckInput("Input", req.Prompt); err != nil {
+		return err
+	}
+	settings := jsonSize(t.st.Config) + jsonSize(t.st.Unsent) + jsonSize(t.st.SessionApprovals)
+	if n := jsonSize(req.Prompt) + jsonSize(req.Images); settings+n > maxTurnInputBytes {
+		return fmt.Errorf("input refused: this input (%d bytes as JSON) and the thread's settings (%d bytes: instructions, tools) exceed the %d bytes a turn may start with", n, settings, maxTurnInputBytes)
 	}
 	return nil
 }

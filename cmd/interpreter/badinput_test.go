@@ -73,11 +73,33 @@ func TestBadThreadRequestsAreRefused(t *testing.T) {
 	first := e.exec("--json", "take your time")
 	first.waitFor(func() bool { return strings.Contains(first.stdout.String(), "thread.started") }, 30*time.Second, "thread.started")
 	id := threadIDOf(t, jsonLines(t, first.stdout.String()))
+	turnID := id + "/turn-1"
+	asTurn := e.exec("resume", turnID, "hello")
+	if code := asTurn.wait(30 * time.Second); code != 2 || !strings.Contains(asTurn.stderr.String(), "that is a turn id ("+turnID+"); its thread is "+id) {
+		t.Fatalf("resume with a turn id: exit %d, stderr %s", code, asTurn.stderr)
+	}
 	busy := e.exec("resume", id, "are you done?")
 	if code := busy.wait(30 * time.Second); code != 1 || !strings.Contains(busy.stderr.String(), "is running turn") {
 		t.Fatalf("busy thread: exit %d, stderr %s", code, busy.stderr)
 	}
 	if code := first.wait(60 * time.Second); code != 0 {
 		t.Fatalf("the running turn was disturbed: exit %d, %s", code, first.stderr)
+	}
+}
+
+// A typo in config.toml is not silently ignored: every command warns on
+// stderr, naming the key it is nearest to, and goes on.
+func TestConfigTypoWarns(t *testing.T) {
+	e := newEnv(t, nil)
+	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("approval_polcy = \"never\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := e.start("skills", "list")
+	if code := p.wait(30 * time.Second); code != 0 {
+		t.Fatalf("skills list: exit %d, %s", code, p.stderr)
+	}
+	want := "interpreter: warning: unknown config key approval_polcy (did you mean approval_policy?)\n"
+	if strings.Count(p.stderr.String(), want) != 1 {
+		t.Fatalf("stderr %q, want it to say once %q", p.stderr, want)
 	}
 }

@@ -2,6 +2,7 @@ package appserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -207,10 +208,6 @@ type userInput struct {
 	Path string `json:"path,omitempty"`
 }
 
-// MaxInputChars bounds the text of one turn's input (the reference's
-// limit).
-const MaxInputChars = 1 << 20
-
 // decodeInput reads turn/start's input items: the text parts make the
 // prompt, the image parts (url) and localImage parts (path, relative to
 // the server's working directory as abs resolves it) are attached.
@@ -247,16 +244,36 @@ func decodeInput(raw json.RawMessage, abs func(string) string) (items []userInpu
 		}
 		items = append(items, it)
 	}
-	if chars > MaxInputChars {
-		return nil, "", nil, &rpcError{Code: codeInvalidParams,
-			Message: fmt.Sprintf("Input exceeds the maximum length of %d characters.", MaxInputChars),
-			Data:    map[string]any{"input_error_code": "input_too_large", "max_chars": MaxInputChars, "actual_chars": chars}}
+	if chars > workflows.MaxInputChars {
+		return nil, "", nil, inputTooLarge(&workflows.InputTooLargeError{What: "Input", Chars: chars})
 	}
 	prompt = strings.Join(parts, "\n\n")
+	// Image URLs travel in the turn's input too (data: URLs can be big).
+	all := prompt
+	for _, im := range images {
+		all += im.URL
+	}
+	if err := workflows.CheckInput("Input", all); err != nil {
+		return nil, "", nil, inputTooLarge(err)
+	}
 	if strings.TrimSpace(prompt) == "" && len(images) == 0 {
 		return nil, "", nil, invalidRequest("Invalid request: `input` holds no text")
 	}
 	return items, prompt, images, nil
+}
+
+// inputTooLarge is the error for text over the input limits (the
+// reference's shape: -32602 with input_error_code input_too_large).
+func inputTooLarge(err error) *rpcError {
+	data := map[string]any{"input_error_code": "input_too_large", "max_chars": workflows.MaxInputChars, "max_bytes": workflows.MaxInputBytes}
+	var e *workflows.InputTooLargeError
+	if errors.As(err, &e) {
+		data["actual_chars"] = e.Chars
+		if e.Bytes > 0 {
+			data["actual_bytes"] = e.Bytes
+		}
+	}
+	return &rpcError{Code: codeInvalidParams, Message: err.Error(), Data: data}
 }
 
 // userContent is a userMessage item's content.

@@ -240,6 +240,9 @@ func (c *conn) askDynamic(d workflows.DynamicCall) {
 func (c *conn) deliverDynamic(d workflows.DynamicCall, ans workflows.DynamicAnswer) {
 	actx, cancel := c.requestContext()
 	defer cancel()
+	// A result over the limit is cut for the model, with a note, so it
+	// always fits in the turn's update.
+	ans = workflows.TruncateDynamic(ans)
 	if err := c.s.backend.AnswerDynamic(actx, d.TurnID, ans); err != nil {
 		c.logf("delivering the result of %s: %v", d.ItemID, err)
 	}

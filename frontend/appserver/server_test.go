@@ -79,12 +79,18 @@ func TestBadInputIsAnsweredAndServingGoesOn(t *testing.T) {
 
 	th := c.call("thread/start", map[string]any{})["thread"].(map[string]any)
 	c.read() // thread/started
-	big := strings.Repeat("x", MaxInputChars+1)
+	big := strings.Repeat("x", workflows.MaxInputChars+1)
 	e = c.callErr("turn/start", map[string]any{"threadId": th["id"], "input": []any{map[string]any{"type": "text", "text": big}}})
 	wantError(t, e, -32602, "Input exceeds the maximum length of 1048576 characters.")
 	if d := e["data"].(map[string]any); d["input_error_code"] != "input_too_large" {
 		t.Fatalf("data %v", d)
 	}
+	// Fewer characters, but more than the payload may carry once encoded
+	// ('<' is six bytes as JSON).
+	e = c.callErr("turn/start", map[string]any{"threadId": th["id"], "input": []any{map[string]any{"type": "text", "text": strings.Repeat("<", 300_000)}}})
+	wantError(t, e, -32602, "Input exceeds the maximum size of 1572864 bytes")
+	wantError(t, c.callErr("thread/start", map[string]any{"baseInstructions": big}), -32602,
+		"thread/start.baseInstructions exceeds the maximum length of 1048576 characters.")
 	wantError(t, c.callErr("turn/start", map[string]any{"threadId": th["id"], "input": []any{map[string]any{"type": "audio"}}}), -32600, "audio")
 	wantError(t, c.callErr("turn/interrupt", map[string]any{"threadId": th["id"], "turnId": "t"}), -32600, "no active turn to interrupt")
 

@@ -30,6 +30,17 @@ type threadParams struct {
 // settings checks and reads the parameters both methods share.
 func (c *conn) readThreadParams(method string, p *threadParams) (settings, error) {
 	var s settings
+	for _, f := range []struct {
+		name string
+		text *string
+	}{{"baseInstructions", p.BaseInstructions}, {"developerInstructions", p.DeveloperInstructions}} {
+		if f.text == nil {
+			continue
+		}
+		if err := workflows.CheckInput(method+"."+f.name, *f.text); err != nil {
+			return s, inputTooLarge(err)
+		}
+	}
 	if isSet(p.DynamicTools) {
 		if !c.experimentalAPI() {
 			return s, invalidRequest("%s.dynamicTools requires experimentalApi capability", method)

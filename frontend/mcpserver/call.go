@@ -26,6 +26,9 @@ func (h *handlers) codex(ctx context.Context, req *mcp.CallToolRequest, in Codex
 	if strings.TrimSpace(in.Prompt) == "" {
 		return failed("", "prompt is empty")
 	}
+	if err := checkCodexArgs(in); err != nil {
+		return failed("", err.Error())
+	}
 	if in.Cwd != "" && !filepath.IsAbs(in.Cwd) {
 		in.Cwd = filepath.Join(h.s.opts.Cwd, in.Cwd)
 	}
@@ -52,8 +55,12 @@ func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in Reply
 		return failed(in.ThreadID, "threadId and conversationId name different threads; pass threadId only")
 	case id == "":
 		return failed("", "threadId is required")
+	case workflows.CheckThreadID(id) != nil:
+		return failed(id, workflows.CheckThreadID(id).Error())
 	case strings.TrimSpace(in.Prompt) == "":
 		return failed(id, "prompt is empty")
+	case workflows.CheckInput("prompt", in.Prompt) != nil:
+		return failed(id, workflows.CheckInput("prompt", in.Prompt).Error())
 	}
 	c.setThread(id)
 	sctx, cancel := h.startContext(ctx)
@@ -81,6 +88,22 @@ func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in Reply
 		}
 		return c.runTurn(ctx, st.TurnID)
 	}
+}
+
+// checkCodexArgs refuses text over the input limits before anything
+// starts, naming the argument.
+func checkCodexArgs(in CodexArgs) error {
+	for _, f := range []struct{ name, text string }{
+		{"prompt", in.Prompt},
+		{"base-instructions", in.BaseInstructions},
+		{"developer-instructions", in.DeveloperInstructions},
+		{"compact-prompt", in.CompactPrompt},
+	} {
+		if err := workflows.CheckInput(f.name, f.text); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // startContext is for starting a turn: not cancelled with the request, so

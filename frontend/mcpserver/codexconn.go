@@ -40,13 +40,16 @@ type codexConn struct {
 	mu      sync.Mutex
 	calls   map[string]*call                  // running tool calls by request id (JSON)
 	elicits map[string]chan *jsonrpc.Response // our elicitation requests by id
+	open    map[string]openRequest            // the client's requests not answered yet, by id
 }
 
-func newCodexConn() *codexConn { return &codexConn{calls: map[string]*call{}} }
+func newCodexConn() *codexConn {
+	return &codexConn{calls: map[string]*call{}, open: map[string]openRequest{}}
+}
 
 func (c *codexConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.inner.Read(ctx)
-	for err == nil && c.takeElicitResponse(msg) {
+	for err == nil && (c.takeElicitResponse(msg) || c.refusedDuplicate(ctx, msg)) {
 		msg, err = c.inner.Read(ctx)
 	}
 	if req, ok := msg.(*jsonrpc.Request); ok && err == nil {
@@ -61,7 +64,46 @@ func (c *codexConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *codexConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.ID.IsValid() {
+		c.mu.Lock()
+		req := c.open[idKey(r.ID)]
+		delete(c.open, idKey(r.ID))
+		c.mu.Unlock()
+		msg = inClientTerms(req, r)
+	}
 	return c.inner.Write(ctx, msg)
+}
+
+// refusedDuplicate answers a request whose id is that of a request still
+// running with an error of its own (the SDK would drop it without an
+// answer), and tells Read to read on.
+func (c *codexConn) refusedDuplicate(ctx context.Context, msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return false
+	}
+	key := idKey(req.ID)
+	c.mu.Lock()
+	_, dup := c.open[key]
+	if !dup {
+		c.open[key] = openRequest{method: req.Method, params: req.Params}
+	}
+	c.mu.Unlock()
+	if !dup {
+		return false
+	}
+	_ = c.inner.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("request id %s is already in use by a request that has not been answered yet; use a new id", key)}})
+	return true
+}
+
+// idKey is a request id as JSON (1 and "1" differ).
+func idKey(id jsonrpc.ID) string {
+	b, err := json.Marshal(id.Raw())
+	if err != nil {
+		return fmt.Sprint(id.Raw())
+	}
+	return string(b)
 }
 
 func (c *codexConn) Close() error      { return c.inner.Close() }

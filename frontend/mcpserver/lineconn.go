@@ -122,7 +122,7 @@ func decodeLine(line []byte) (jsonrpc.Message, error) {
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		return nil, &lineError{jsonrpc.CodeInvalidRequest, "Invalid Request: " + err.Error()}
+		return nil, &lineError{jsonrpc.CodeInvalidRequest, describeBadMessage(line, err)}
 	}
 	return msg, nil
 }

@@ -142,6 +142,9 @@ func (a *appBackend) NewThread(ctx context.Context, s appserver.ThreadSettings) 
 // startThread starts a thread workflow with no turn; state, when set,
 // carries a forked thread's history.
 func (a *appBackend) startThread(ctx context.Context, tc workflows.ThreadConfig, state *workflows.ThreadState, forkedFrom, preview string) (appserver.ThreadInfo, error) {
+	if err := workflows.CheckThreadConfig(tc); err != nil {
+		return appserver.ThreadInfo{}, err
+	}
 	id := newThreadID()
 	now := time.Now()
 	summary := "thread (app-server)"

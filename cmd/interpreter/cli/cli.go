@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/alecthomas/kong"
@@ -29,6 +30,11 @@ type Globals struct {
 	StrictConfig bool     `help:"Reject unknown config keys."`
 	Profile      string   `help:"Config profile to use."`
 	Home         string   `env:"INTERPRETER_HOME" help:"Home directory (config.toml, database, store)." placeholder:"DIR"`
+
+	// warn receives the warnings about the configuration (stderr), each
+	// once per process.
+	warn   io.Writer
+	warned sync.Map
 }
 
 // exitError carries an exit code through kong's Run.
@@ -99,6 +105,7 @@ func Run(args []string, stdio Stdio) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	kctx.BindTo(ctx, (*context.Context)(nil))
+	r.Globals.warn = stdio.Err
 	kctx.Bind(stdio, &r.Globals)
 	if err := kctx.Run(); err != nil {
 		var ee *exitError
@@ -122,6 +129,11 @@ func (g *Globals) load(extra []string) (*config.Config, error) {
 	})
 	if err != nil {
 		return nil, exitf(2, "%v", err)
+	}
+	for _, w := range cfg.Warnings() {
+		if _, dup := g.warned.LoadOrStore(w, true); !dup && g.warn != nil {
+			fmt.Fprintf(g.warn, "interpreter: warning: %s\n", w)
+		}
 	}
 	return cfg, nil
 }

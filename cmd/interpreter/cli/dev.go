@@ -56,6 +56,11 @@ func (d *DevStartCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 	}
 	fmt.Fprintf(io.Out, "Worker:          task queue %s, host queue %s\n", cfg.Temporal.TaskQueue, cfg.Temporal.HostQueue)
 	fmt.Fprintf(io.Out, "Traces:          %s\n", tracingNote(b.tracing))
+	forget, err := writeDevUI(cfg.Home(), b.server.Address(), b.server.UIURL())
+	if err != nil {
+		fmt.Fprintf(io.Err, "interpreter: warning: %v (front ends will not print links to the Web UI)\n", err)
+	}
+	defer forget()
 	fmt.Fprintf(io.Out, "Ready. Press Ctrl-C to stop.\n")
 	<-ctx.Done()
 	fmt.Fprintf(io.Err, "interpreter: stopping\n")

@@ -77,14 +77,18 @@ func (e *ExecCmd) overrides() []string {
 	return o
 }
 
-// parseArgs splits the positional arguments and reads the prompt.
-func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error) {
+// parseArgs splits the positional arguments and reads the prompt; reading
+// it from a terminal, it says so on stderr first.
+func (e *ExecCmd) parseArgs(stdin io.Reader, stderr io.Writer) (threadID, prompt string, err error) {
 	args := e.Args
 	if len(args) > 0 && args[0] == "resume" {
 		if len(args) < 2 {
 			return "", "", exitf(2, "exec resume needs a THREAD_ID")
 		}
 		threadID, args = args[1], args[2:]
+		if err := workflows.CheckThreadID(threadID); err != nil {
+			return "", "", exitf(2, "%v", err)
+		}
 	}
 	if len(args) > 1 {
 		return "", "", exitf(2, "expected one PROMPT argument, got %d (quote the prompt)", len(args))
@@ -92,6 +96,9 @@ func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error
 	if len(args) == 1 && args[0] != "-" {
 		prompt = args[0]
 	} else {
+		if isTerminal(stdin) {
+			fmt.Fprintf(stderr, "interpreter: reading the prompt from stdin (end it with Ctrl-D)\n")
+		}
 		b, err := io.ReadAll(stdin)
 		if err != nil {
 			return "", "", exitf(1, "reading the prompt from stdin: %v", err)
@@ -101,12 +108,15 @@ func (e *ExecCmd) parseArgs(stdin io.Reader) (threadID, prompt string, err error
 	if strings.TrimSpace(prompt) == "" {
 		return "", "", exitf(2, "no prompt: pass it as an argument or on stdin")
 	}
+	if err := workflows.CheckInput("Input", prompt); err != nil {
+		return "", "", exitf(2, "%v", err)
+	}
 	return threadID, prompt, nil
 }
 
 // Run runs the turn and prints it.
 func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
-	threadID, prompt, err := e.parseArgs(stdio.In)
+	threadID, prompt, err := e.parseArgs(stdio.In, stdio.Err)
 	if err != nil {
 		return err
 	}
@@ -240,9 +250,9 @@ func (e *ExecCmd) answer(ctx context.Context, b *backend, stdio Stdio, a workflo
 		return
 	}
 	decision := workflows.DecisionDeny
-	if f, ok := stdio.In.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(stdio.In) {
 		if e.stdin == nil {
-			e.stdin = bufio.NewReader(f)
+			e.stdin = bufio.NewReader(stdio.In)
 		}
 		decision = ""
 		for decision == "" {
@@ -364,18 +374,6 @@ func addWritableRoots(tc *workflows.ThreadConfig, dirs []string) error {
 	return nil
 }
 
-// uiURL is where the Web UI of the connected server is: temporal.ui_url,
-// or the dev server's default when talking to the default local address.
-func uiURL(cfg *config.Config, b *backend) string {
-	if cfg.Temporal.UIURL != "" {
-		return strings.TrimRight(cfg.Temporal.UIURL, "/")
-	}
-	if !b.embedded && cfg.Temporal.Address == "127.0.0.1:7233" && (b.background || portFree(8233) != nil) {
-		return "http://127.0.0.1:8233"
-	}
-	return ""
-}
-
 func defaultModel(provider string) string {
 	switch provider {
 	case "demo":
@@ -464,4 +462,10 @@ func attachImages(paths []string, tc workflows.ThreadConfig) ([]activities.Image
 		out = append(out, activities.ImageSource{Path: abs})
 	}
 	return out, nil
+}
+
+// isTerminal tells whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -264,6 +264,9 @@ func decode(tree map[string]any) (*Config, error) {
 
 func unknownKeysError(keys []string) error {
 	if len(keys) == 1 {
+		if s := Suggest(keys[0]); s != "" {
+			return fmt.Errorf("unknown config key %q (did you mean %s?)", keys[0], s)
+		}
 		return fmt.Errorf("unknown config key %q", keys[0])
 	}
 	quoted := make([]string, len(keys))

@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY opens a pseudo-terminal pair: the master (the user's side)
+// and the terminal the program reads.
+func openPTY(t *testing.T) (master, tty *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
+// noticeWriter keeps what is written and signals the first write.
+type noticeWriter struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	wrote chan struct{}
+}
+
+func newNoticeWriter() *noticeWriter { return &noticeWriter{wrote: make(chan struct{})} }
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.b.Len() == 0 {
+		close(w.wrote)
+	}
+	return w.b.Write(p)
+}
+
+func (w *noticeWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// exec resume without a prompt says, on a terminal, that it reads the
+// prompt from stdin; from a pipe it reads silently.
+func TestExecResumeSaysItReadsStdin(t *testing.T) {
+	master, tty := openPTY(t)
+	e := &ExecCmd{Args: []string{"resume", "th-1"}}
+	stderr := newNoticeWriter()
+	type parsed struct {
+		id, prompt string
+		err        error
+	}
+	done := make(chan parsed, 1)
+	go func() {
+		id, prompt, err := e.parseArgs(tty, stderr)
+		done <- parsed{id, prompt, err}
+	}()
+	select {
+	case <-stderr.wrote:
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing said on stderr")
+	}
+	if got := stderr.String(); got != "interpreter: reading the prompt from stdin (end it with Ctrl-D)\n" {
+		t.Fatalf("stderr %q", got)
+	}
+	if _, err := master.Write([]byte("hello\n\x04")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case p := <-done:
+		if p.err != nil || p.id != "th-1" || p.prompt != "hello\n" {
+			t.Fatalf("parsed %+v", p)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Ctrl-D did not end the prompt")
+	}
+
+	quiet := newNoticeWriter()
+	if _, prompt, err := e.parseArgs(strings.NewReader("from a pipe"), quiet); err != nil || prompt != "from a pipe" || quiet.String() != "" {
+		t.Fatalf("from a pipe: %q, %v, stderr %q", prompt, err, quiet.String())
+	}
+}

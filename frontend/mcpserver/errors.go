@@ -1,0 +1,177 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// The SDK answers some bad requests with error code 0 and with messages
+// made for Go programmers (type names, the params as it saw them, our own
+// _meta key included). clientError rewrites those answers in the client's
+// terms, with a JSON-RPC code.
+
+// openRequest is a client's request not answered yet.
+type openRequest struct {
+	method string
+	params json.RawMessage
+}
+
+// inClientTerms is r, its error or tool error rewritten where the SDK's
+// was not in the client's terms.
+func inClientTerms(req openRequest, r *jsonrpc.Response) *jsonrpc.Response {
+	if r.Error != nil {
+		if ce := clientError(req, r.Error); ce != nil {
+			return &jsonrpc.Response{ID: r.ID, Error: ce, Extra: r.Extra}
+		}
+		return r
+	}
+	if req.method != "tools/call" || !isGoDecodeError(string(r.Result)) {
+		return r
+	}
+	var res map[string]json.RawMessage
+	if json.Unmarshal(r.Result, &res) != nil {
+		return r
+	}
+	var p struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	_ = json.Unmarshal(req.params, &p)
+	text := `validating "arguments": arguments must be an object, not ` + kindOf(p.Arguments)
+	res["content"], _ = json.Marshal([]map[string]any{{"type": "text", "text": text}})
+	out, err := json.Marshal(res)
+	if err != nil {
+		return r
+	}
+	return &jsonrpc.Response{ID: r.ID, Result: out, Extra: r.Extra}
+}
+
+// clientError returns the error to send instead of err, an error answer
+// to req (nil: send err as it is).
+func clientError(req openRequest, err error) *jsonrpc.Error {
+	var code int64
+	var data json.RawMessage
+	if we := (*jsonrpc.Error)(nil); errors.As(err, &we) {
+		code, data = we.Code, we.Data
+	}
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "is invalid during session initialization"):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+			"Invalid Request: %s is not allowed before the session is initialized; send initialize first, then notifications/initialized", orUnknown(req.method))}
+	case isGoDecodeError(msg):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
+			"Invalid params of %s: %s", orUnknown(req.method), paramsProblem(req.params, msg))}
+	case code == 0:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg, Data: data}
+	}
+	return nil
+}
+
+func orUnknown(method string) string {
+	if method == "" {
+		return "the request"
+	}
+	return method
+}
+
+func isGoDecodeError(msg string) bool {
+	return strings.Contains(msg, "into Go value of type") || strings.Contains(msg, "into Go struct field")
+}
+
+// goField finds the field in encoding/json's "Go struct field pkg.Type.a.b
+// of type T".
+var goField = regexp.MustCompile(`Go struct field [^.\s]+\.[^.\s]+\.(\S+) of type (.+)$`)
+
+// paramsProblem says what is wrong with params, given the SDK's message.
+func paramsProblem(params json.RawMessage, msg string) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(params, &obj) != nil {
+		return "params must be an object, not " + kindOf(params)
+	}
+	m := goField.FindStringSubmatch(msg)
+	if m == nil {
+		return "the params do not have the expected shape"
+	}
+	path := strings.Split(m[1], ".")
+	return fmt.Sprintf("%s must be %s, not %s", m[1], goKind(m[2]), kindOf(lookup(obj, path)))
+}
+
+// lookup reads a dotted path of object members.
+func lookup(obj map[string]json.RawMessage, path []string) json.RawMessage {
+	v := obj[path[0]]
+	for _, p := range path[1:] {
+		var next map[string]json.RawMessage
+		if json.Unmarshal(v, &next) != nil {
+			return v
+		}
+		v = next[p]
+	}
+	return v
+}
+
+// kindOf names a JSON value's type as a client would.
+func kindOf(raw json.RawMessage) string {
+	s := strings.TrimSpace(string(raw))
+	switch {
+	case s == "":
+		return "missing"
+	case s == "null":
+		return "null"
+	case s[0] == '{':
+		return "an object"
+	case s[0] == '[':
+		return "an array"
+	case s[0] == '"':
+		return "a string"
+	case s == "true" || s == "false":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// goKind names a Go type as the JSON it decodes.
+func goKind(t string) string {
+	switch {
+	case strings.HasPrefix(t, "map["), strings.HasPrefix(t, "struct"), strings.Contains(t, "."):
+		return "an object"
+	case strings.HasPrefix(t, "[]"):
+		return "an array"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// describeBadMessage says what makes a line that is JSON no JSON-RPC
+// message, for the parse error the SDK's decoder gave (its fallback).
+func describeBadMessage(line []byte, err error) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(line, &obj) != nil {
+		return "Invalid Request: a message must be a JSON object, not " + kindOf(line)
+	}
+	if v := obj["jsonrpc"]; string(v) != `"2.0"` {
+		return fmt.Sprintf(`Invalid Request: "jsonrpc" must be "2.0" (it is %s)`, kindOrValue(v))
+	}
+	if v, ok := obj["id"]; ok {
+		if k := kindOf(v); k != "a string" && k != "a number" && k != "null" {
+			return fmt.Sprintf(`Invalid Request: "id" must be a string or a number, not %s`, k)
+		}
+	}
+	if v, ok := obj["method"]; ok && kindOf(v) != "a string" {
+		return fmt.Sprintf(`Invalid Request: "method" must be a string, not %s`, kindOf(v))
+	}
+	return "Invalid Request: " + err.Error()
+}
+
+func kindOrValue(v json.RawMessage) string {
+	if kindOf(v) == "a string" {
+		return string(v)
+	}
+	return kindOf(v)
+}
