@@ -107,6 +107,9 @@ func RenderChat(r Request) openai.ChatCompletionNewParams {
 		Messages:      msgs,
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
+	if r.Harness.Info().ParallelToolCalls && len(offered(r)) > 0 {
+		p.ParallelToolCalls = openai.Bool(true)
+	}
 	for _, t := range offered(r) {
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name:        t.Name,

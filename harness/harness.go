@@ -178,6 +178,10 @@ type Info struct {
 	// EmptyToolCallContent sends content "" (not null) on assistant chat
 	// messages that only carry tool calls.
 	EmptyToolCallContent bool
+	// ParallelToolCalls lets the model ask for several tool calls in one
+	// answer (Responses and Chat parallel_tool_calls), as the emulated CLI
+	// does; calls that only read then run side by side.
+	ParallelToolCalls bool
 	// StartupContext asks the turn workflow to gather the start-up context
 	// (date, OS, working directory listing) once, at the start of a thread,
 	// and hand it to the harness's [Preluder].

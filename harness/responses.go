@@ -77,7 +77,7 @@ func RenderResponses(r Request) responses.ResponseNewParams {
 	if len(tools) == 0 {
 		return p
 	}
-	p.ParallelToolCalls = openai.Bool(false)
+	p.ParallelToolCalls = openai.Bool(info.ParallelToolCalls)
 	for _, t := range tools {
 		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
 			Name:        t.Name,

@@ -21,6 +21,9 @@ import "go.temporal.io/sdk/workflow"
 // had shown ([interruptedReport]), where earlier turns reported 0 ms and
 // no output.
 //
+// Code 5 runs the calls of one answer that only read side by side
+// ([turn.runTools]).
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -29,7 +32,7 @@ import "go.temporal.io/sdk/workflow"
 // newer worker could not replay that history. So, as for any change of
 // workflow code, workers of a new build replace the old ones; they do not
 // run beside them on the same task queue.
-const turnCode = 3
+const turnCode = 5
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).

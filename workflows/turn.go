@@ -122,9 +122,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 			t.st.Final = out.Message
 			return t.finish(ctx, StatusCompleted, "")
 		}
-		for _, c := range out.Calls {
-			t.st.Pending = append(t.st.Pending, t.runTool(ctx, c))
-		}
+		t.st.Pending = append(t.st.Pending, t.runTools(ctx, out.Calls)...)
 		if t.aborted != nil {
 			return t.finish(ctx, StatusInterrupted, t.aborted.Error())
 		}

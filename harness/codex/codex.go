@@ -24,9 +24,10 @@ type Harness struct{}
 // Info implements [harness.Harness].
 func (Harness) Info() harness.Info {
 	return harness.Info{
-		Name:        Name,
-		Description: "OpenAI Codex CLI: shell (argv), apply_patch, update_plan",
-		Wires:       []string{harness.WireResponses, harness.WireChat},
+		Name:              Name,
+		Description:       "OpenAI Codex CLI: shell (argv), apply_patch, update_plan, view_image",
+		Wires:             []string{harness.WireResponses, harness.WireChat},
+		ParallelToolCalls: true,
 	}
 }
 

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+)
+
+// noisePNG writes a PNG whose base64 text occurs nowhere by chance.
+func noisePNG(t *testing.T, path string, seed int64) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	r := rand.New(rand.NewSource(seed))
+	for i := range img.Pix {
+		img.Pix[i] = byte(r.Intn(256))
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// canonical is a request body as encoding/json writes it, whatever
+// encoder the SDK used.
+func canonical(t *testing.T, body []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// What a real model needs, through the built binary on each wire:
+// `exec --image` reaches the model in the wire's own form; over Responses,
+// a turn in repo/sub of a git repository also shows both AGENTS.md files
+// in Codex's order, asks a reasoning model for its effort and encrypted
+// reasoning, and gives that reasoning back at the next step, against a
+// server whose response.completed carries no output.
+func TestExecRealModelNeedsPerWire(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{ResponsesItemsOnly: true, Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Reasoning: "check the tree first", Shell: "echo looked"},
+		{Text: "the picture is noise"},
+	}}}})
+	dev := e.startDev()
+	defer dev.kill()
+	repo := filepath.Join(e.work, "repo")
+	sub := filepath.Join(repo, "sub")
+	for p, text := range map[string]string{
+		filepath.Join(repo, ".git", "HEAD"): "ref: refs/heads/main\n",
+		filepath.Join(repo, "AGENTS.md"):    "ROOT-RULES\n",
+		filepath.Join(sub, "AGENTS.md"):     "SUB-RULES\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		wire, model string
+		extra       []string
+		want        func(b64 string) []string
+	}{
+		{"responses", "gpt-5.1", []string{"-c", "model_reasoning_effort=high", "-C", sub}, func(b64 string) []string {
+			return []string{`"image_url":"data:image/png;base64,` + b64 + `"`, `\u003cimage name=[Image #1] path=`,
+				`# AGENTS.md instructions for ` + sub + `\n\n\u003cINSTRUCTIONS\u003e\nROOT-RULES\n\n\nSUB-RULES\n\n\u003c/INSTRUCTIONS\u003e`,
+				`"include":["reasoning.encrypted_content"]`, `"reasoning":{"effort":"high","summary":"auto"}`}
+		}},
+		{"chat", "kimi-latest", nil, func(b64 string) []string {
+			return []string{`{"image_url":{"url":"data:image/png;base64,` + b64 + `"},"type":"image_url"}`}
+		}},
+		{"messages", "claude-sonnet-4-5", []string{"-c", fmt.Sprintf("model_providers.fake.base_url=%q", e.model.BaseURL())}, func(b64 string) []string {
+			return []string{`"source":{"data":"` + b64 + `","media_type":"image/png","type":"base64"}`}
+		}},
+	}
+	for i, c := range cases {
+		t.Run(c.wire, func(t *testing.T) {
+			e.model.Server.Reset()
+			pic := filepath.Join(e.work, fmt.Sprintf("pic-%s.png", c.wire))
+			b64 := noisePNG(t, pic, int64(i))
+			args := append([]string{"-c", fmt.Sprintf("model_providers.fake.wire_api=%q", c.wire), "-m", c.model,
+				"--skip-git-repo-check", "--image", pic}, c.extra...)
+			p := e.exec(append(args, "what is in the picture?")...)
+			if code := p.wait(2 * time.Minute); code != 0 {
+				t.Fatalf("exec exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout, p.stderr)
+			}
+			if !strings.Contains(p.stdout.String(), "the picture is noise") {
+				t.Fatalf("stdout:\n%s", p.stdout)
+			}
+			reqs := e.model.Server.Requests()
+			if len(reqs) != 2 {
+				t.Fatalf("%d model requests", len(reqs))
+			}
+			for n, r := range reqs {
+				body := canonical(t, r.Body)
+				for _, w := range c.want(b64) {
+					if !strings.Contains(body, w) {
+						t.Fatalf("request %d lacks %s\n%.3000s", n+1, w, body)
+					}
+				}
+			}
+			if c.wire == "responses" {
+				second := canonical(t, reqs[1].Body)
+				if !strings.Contains(second, `"encrypted_content":"fakemodel-encrypted-rs_t0_s0"`) {
+					t.Fatalf("the second request does not give back the first step's reasoning:\n%.3000s", second)
+				}
+			}
+		})
+	}
+	// Bad pictures are refused before anything is sent.
+	notPic := filepath.Join(e.work, "notes.png")
+	if err := os.WriteFile(notPic, []byte("text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.model.Server.Reset()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--image", filepath.Join(e.work, "missing.png")}, "no such file"},
+		{[]string{"--image", notPic}, "not a PNG, JPEG, GIF or WebP image"},
+		{[]string{"--image", filepath.Join(e.work, "pic-chat.png"), "-m", "gpt-3.5-turbo"}, "reads text only"},
+		{[]string{"-c", "model_reasoning_effort=extreme"}, "model_reasoning_effort"},
+		{[]string{"-c", "model_reasoning_effort=high", "-m", "gpt-4o"}, "does not reason"},
+	} {
+		p := e.exec(append(c.args, "look")...)
+		if code := p.wait(time.Minute); code != 2 || !strings.Contains(p.stderr.String(), c.want) {
+			t.Fatalf("exec %v: exit %d, stderr:\n%s", c.args, code, p.stderr)
+		}
+	}
+	if n := len(e.model.Server.Requests()); n != 0 {
+		t.Fatalf("%d model requests for refused input", n)
+	}
+}
+
+// The app-server's localImage input reaches the model, and thread/start
+// names the AGENTS.md files a turn will read.
+func TestAppServerLocalImageAndInstructionSources(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "I see it"}}}}})
+	dev := e.startDev()
+	defer dev.kill()
+	if err := os.MkdirAll(filepath.Join(e.work, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.work, "AGENTS.md"), []byte("RULES\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b64 := noisePNG(t, filepath.Join(e.work, "shot.png"), 42)
+	a := e.appServer(loadSchema(t))
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never"})
+	if src, _ := res["instructionSources"].([]any); len(src) != 1 || src[0] != filepath.Join(e.work, "AGENTS.md") {
+		t.Fatalf("instructionSources %v", res["instructionSources"])
+	}
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{
+		map[string]any{"type": "localImage", "path": "shot.png"},
+		map[string]any{"type": "text", "text": "what is this?"},
+	}})
+	notes := a.until("turn/completed", 90*time.Second)
+	if st := noteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("turn %v", st)
+	}
+	reqs := e.model.Server.Requests()
+	if len(reqs) != 1 || !strings.Contains(canonical(t, reqs[0].Body), `"image_url":"data:image/png;base64,`+b64+`"`) {
+		t.Fatalf("the picture did not reach the model (%d requests)", len(reqs))
+	}
+}
