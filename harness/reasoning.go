@@ -49,12 +49,31 @@ func (r Reasoning) Validate() error {
 }
 
 // Reasons reports whether a request to model should ask for reasoning:
-// the override when set, otherwise a guess from the model's name.
+// the override when set; otherwise a model whose name says it reasons, or
+// one asked for an effort whose name does not say it cannot.
 func (r Reasoning) Reasons(model string) bool {
 	if r.Supported != nil {
 		return *r.Supported
 	}
-	return ReasoningModel(model)
+	if ReasoningModel(model) {
+		return true
+	}
+	return r.Effort != "" && r.Effort != "none" && !TextModel(model)
+}
+
+// TextModel reports whether a model's name says it does not reason (the
+// GPT-4 and GPT-3.5 families, Claude models before extended thinking).
+func TextModel(model string) bool {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"gpt-4", "gpt-3.5", "chatgpt-4o", "claude-3-5", "claude-3-opus", "claude-3-sonnet", "claude-3-haiku", "claude-2", "claude-instant"} {
+		if strings.HasPrefix(m, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // ReasoningModel guesses from its name whether a model reasons (OpenAI's
@@ -85,8 +104,8 @@ func ThinkingModel(model string) bool {
 }
 
 // CheckModel reports a reasoning setting that model cannot take: an
-// effort for a model that does not reason. Models whose names we do not
-// know are given the benefit of the doubt only through the override.
+// effort for a model known not to reason (or said not to). A model whose
+// name we do not know is taken at its word and asked.
 func (r Reasoning) CheckModel(model string) error {
 	if r.Effort == "" || r.Effort == "none" || r.Reasons(model) {
 		return nil

@@ -124,6 +124,10 @@ func TestReasoningSettingsPerWire(t *testing.T) {
 			return harness.RenderResponses(harness.Request{Model: "my-local-model", Harness: codex.Harness{}, Conversation: conv,
 				Reasoning: harness.Reasoning{Effort: "low", Supported: &yes}})
 		}, []string{`"reasoning":{"effort":"low","summary":"auto"}`}, nil},
+		{"responses unknown model asked for an effort", func() any {
+			return harness.RenderResponses(harness.Request{Model: "my-local-model", Harness: codex.Harness{}, Conversation: conv,
+				Reasoning: harness.Reasoning{Effort: "medium"}})
+		}, []string{`"reasoning":{"effort":"medium","summary":"auto"}`, `"include":["reasoning.encrypted_content"]`}, nil},
 		{"chat", func() any {
 			return harness.RenderChat(harness.Request{Model: "gpt-5.1", Harness: kimicli.Harness{}, Conversation: conv, Reasoning: high})
 		}, []string{`"reasoning_effort":"high"`}, nil},
@@ -172,6 +176,7 @@ func TestReasoningChecks(t *testing.T) {
 		{harness.Reasoning{Effort: "high"}, "claude-3-5-sonnet-latest", "does not reason"},
 		{harness.Reasoning{Effort: "high"}, "openrouter/openai/o3", ""},
 		{harness.Reasoning{Effort: "none"}, "gpt-4o", ""},
+		{harness.Reasoning{Effort: "low"}, "some-local-model", ""},
 	}
 	for _, c := range cases {
 		err := c.r.Validate()
