@@ -35,6 +35,9 @@ type ModelProgress struct {
 	Total  int64  `json:"total"`
 	Offset int64  `json:"offset"`
 	Tail   []byte `json:"tail,omitempty"`
+	// Reasoning is the reasoning summary text streamed so far, kept the
+	// same way (nil: none).
+	Reasoning *ExecProgress `json:"reasoning,omitempty"`
 }
 
 // liveAfter is how long a model call runs before its heartbeats carry its

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"time"
@@ -125,6 +124,8 @@ type modelCall struct {
 	conv   []harness.Entry
 	refs   []string
 	live   *liveTail // nil for harnesses that find commands in the text
+	// thought is the reasoning summary streamed so far.
+	thought *liveTail
 	cancel context.CancelFunc
 	// unclaimed drops the call when no activity takes it over.
 	unclaimed *time.Timer
@@ -160,10 +161,11 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 	// The message text streams into live, which heartbeats show (see
 	// [ModelProgress]). Not for harnesses that find commands in the text:
 	// their message is not the raw text.
-	var text io.Writer
+	c.thought = &liveTail{}
+	out := sinks{reasoning: c.thought}
 	if _, ok := h.(harness.Finisher); !ok {
 		c.live = &liveTail{}
-		text = c.live
+		out.text = c.live
 	}
 	var sctx context.Context
 	if in.Budget > 0 {
@@ -182,11 +184,11 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 		}()
 		switch route.Wire {
 		case WireResponses:
-			c.ans, c.err = streamResponsesTo(sctx, a.openaiClient(in.Provider, base, key), req, text)
+			c.ans, c.err = streamResponsesTo(sctx, a.openaiClient(in.Provider, base, key), req, out)
 		case WireChat:
-			c.ans, c.err = streamChatTo(sctx, a.openaiClient(in.Provider, base, key), req, text)
+			c.ans, c.err = streamChatTo(sctx, a.openaiClient(in.Provider, base, key), req, out)
 		case WireMessages:
-			c.ans, c.err = streamMessages(sctx, a.anthropicClient(in.Provider, base, key), req, text)
+			c.ans, c.err = streamMessages(sctx, a.anthropicClient(in.Provider, base, key), req, out)
 		}
 	}()
 	return c, nil
@@ -196,7 +198,7 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 // returns it.
 func (a *Activities) awaitCall(ctx context.Context, c *modelCall) (*ModelOutput, error) {
 	defer c.cancel()
-	stop := a.keepHeartbeatingLive(ctx, c.live, c.in.Step)
+	stop := a.keepHeartbeatingLive(ctx, c.live, c.thought, c.in.Step)
 	defer stop()
 	select {
 	case <-c.done:
@@ -359,7 +361,7 @@ func (a *Activities) anthropicClient(p ProviderSpec, base, key string) anthropic
 // Streamed events do not heartbeat: the first heartbeat is a server round
 // trip, which would be most of the cost of a fast call.
 func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
-	return a.keepHeartbeatingLive(ctx, nil, 0)
+	return a.keepHeartbeatingLive(ctx, nil, nil, 0)
 }
 
 // keepHeartbeatingLive is keepHeartbeating whose heartbeats also carry the
@@ -367,7 +369,7 @@ func (a *Activities) keepHeartbeating(ctx context.Context) (stop func()) {
 // grows, once the call has run for liveAfter, so that fast calls send no
 // heartbeat at all. Heartbeats are sent from this goroutine, never from
 // the stream's.
-func (a *Activities) keepHeartbeatingLive(ctx context.Context, live *liveTail, step int) (stop func()) {
+func (a *Activities) keepHeartbeatingLive(ctx context.Context, live, thought *liveTail, step int) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -382,15 +384,28 @@ func (a *Activities) keepHeartbeatingLive(ctx context.Context, live *liveTail, s
 		lt := time.NewTicker(liveEvery)
 		defer lt.Stop()
 		start := time.Now()
-		var sent int64
+		var sent, thoughtSent int64
 		beat := func() {
-			if live == nil {
+			if live == nil && thought == nil {
 				activity.RecordHeartbeat(ctx)
 				return
 			}
-			p := live.progress("")
-			sent = p.Total
-			activity.RecordHeartbeat(ctx, ModelProgress{Step: step, Total: p.Total, Offset: p.Offset, Tail: p.Tail})
+			var m ModelProgress
+			m.Step = step
+			if live != nil {
+				p := live.progress("")
+				sent = p.Total
+				m.Total, m.Offset, m.Tail = p.Total, p.Offset, p.Tail
+			}
+			if thought != nil && thought.written() > 0 {
+				p := thought.progress("")
+				thoughtSent = p.Total
+				m.Reasoning = &p
+			}
+			activity.RecordHeartbeat(ctx, m)
+		}
+		grew := func() bool {
+			return live != nil && live.written() != sent || thought != nil && thought.written() != thoughtSent
 		}
 		for {
 			select {
@@ -401,7 +416,7 @@ func (a *Activities) keepHeartbeatingLive(ctx context.Context, live *liveTail, s
 			case <-t.C:
 				beat()
 			case <-lt.C:
-				if live != nil && time.Since(start) >= liveAfter && live.written() != sent {
+				if time.Since(start) >= liveAfter && grew() {
 					beat()
 				}
 			}

@@ -15,14 +15,26 @@ import (
 
 var errIncompleteStream = harness.ErrIncompleteStream
 
-// The stream functions write the message text to text (nil: nowhere) as
-// it streams in, for the live view of a running call (see [ModelProgress]).
+// The stream functions write the message text and the reasoning summary
+// to their sinks (nil: nowhere) as they stream in, for the live view of a
+// running call (see [ModelProgress]).
 
-func streamResponses(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
-	return streamResponsesTo(ctx, c, req, nil)
+// sinks are where a stream writes what it shows while it runs.
+type sinks struct {
+	text, reasoning io.Writer
 }
 
-func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
+func (s sinks) write(w io.Writer, piece string) {
+	if w != nil && piece != "" {
+		_, _ = io.WriteString(w, piece)
+	}
+}
+
+func streamResponses(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
+	return streamResponsesTo(ctx, c, req, sinks{})
+}
+
+func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request, out sinks) (harness.Answer, error) {
 	stream := c.Responses.NewStreaming(ctx, harness.RenderResponses(req))
 	defer stream.Close()
 	// The answer is gathered from the events themselves: servers differ in
@@ -30,8 +42,15 @@ func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request
 	var acc harness.ResponsesStream
 	for stream.Next() {
 		ev := stream.Current()
-		if ev.Type == "response.output_text.delta" && text != nil {
-			_, _ = io.WriteString(text, ev.Delta)
+		switch ev.Type {
+		case "response.output_text.delta":
+			out.write(out.text, ev.Delta)
+		case "response.reasoning_summary_text.delta":
+			out.write(out.reasoning, ev.Delta)
+		case "response.reasoning_summary_part.added":
+			if ev.SummaryIndex > 0 {
+				out.write(out.reasoning, "\n") // parts join as the answer joins them
+			}
 		}
 		over, err := acc.Add([]byte(ev.RawJSON()))
 		if err != nil {
@@ -48,10 +67,10 @@ func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request
 }
 
 func streamChat(ctx context.Context, c openai.Client, req harness.Request) (harness.Answer, error) {
-	return streamChatTo(ctx, c, req, nil)
+	return streamChatTo(ctx, c, req, sinks{})
 }
 
-func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
+func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, out sinks) (harness.Answer, error) {
 	stream := c.Chat.Completions.NewStreaming(ctx, harness.RenderChat(req))
 	defer stream.Close()
 	acc := openai.ChatCompletionAccumulator{}
@@ -64,15 +83,14 @@ func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, tex
 			if ch.FinishReason != "" {
 				finished = true
 			}
-			if text != nil && ch.Delta.Content != "" {
-				_, _ = io.WriteString(text, ch.Delta.Content)
-			}
+			out.write(out.text, ch.Delta.Content)
 			// Thinking models behind chat APIs (Kimi, DeepSeek, Qwen)
 			// stream their reasoning as reasoning_content.
 			if f, ok := ch.Delta.JSON.ExtraFields["reasoning_content"]; ok && f.Raw() != "" {
 				var piece string
 				if json.Unmarshal([]byte(f.Raw()), &piece) == nil {
 					reasoning.WriteString(piece)
+					out.write(out.reasoning, piece)
 				}
 			}
 		}
@@ -86,7 +104,7 @@ func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, tex
 	return harness.ParseChat(acc.ChatCompletion, reasoning.String()), nil
 }
 
-func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request, text io.Writer) (harness.Answer, error) {
+func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request, out sinks) (harness.Answer, error) {
 	stream := c.Messages.NewStreaming(ctx, harness.RenderMessages(req))
 	defer stream.Close()
 	var msg anthropic.Message
@@ -99,8 +117,13 @@ func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request
 		if ev.Type == "message_stop" {
 			stopped = true
 		}
-		if text != nil && ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" {
-			_, _ = io.WriteString(text, ev.Delta.Text)
+		if ev.Type == "content_block_delta" {
+			switch ev.Delta.Type {
+			case "text_delta":
+				out.write(out.text, ev.Delta.Text)
+			case "thinking_delta":
+				out.write(out.reasoning, ev.Delta.Thinking)
+			}
 		}
 	}
 	if err := stream.Err(); err != nil {

@@ -20,6 +20,9 @@ const (
 	LiveCommandOutput = "command_output"
 	// LiveAgentText is the message text a running model call has streamed.
 	LiveAgentText = "agent_text"
+	// LiveReasoning is the reasoning summary a running model call has
+	// streamed.
+	LiveReasoning = "reasoning_text"
 )
 
 // LiveChunk is output a running command wrote, or message text a running
@@ -84,6 +87,7 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 		}
 		var p activities.ExecProgress
 		step := -1
+		var thought *activities.ExecProgress
 		switch pa.GetActivityType().GetName() {
 		case execActivity:
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
@@ -94,12 +98,19 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &m) != nil {
 				continue // a heartbeat without details
 			}
-			p, step = activities.ExecProgress{Total: m.Total, Offset: m.Offset, Tail: m.Tail}, m.Step
+			p, step, thought = activities.ExecProgress{Total: m.Total, Offset: m.Offset, Tail: m.Tail}, m.Step, m.Reasoning
 		default:
 			continue
 		}
 		// A retry starts its output again.
 		key := fmt.Sprintf("%s#%d", pa.GetActivityId(), pa.GetAttempt())
+		if thought != nil {
+			if ch, ok := newOutput(*thought, l.seen[key+"#reasoning"]); ok {
+				l.seen[key+"#reasoning"] = thought.Total
+				ch.Kind, ch.Step, ch.Stream, ch.CallID = LiveReasoning, step, "", ""
+				out = append(out, ch)
+			}
+		}
 		ch, ok := newOutput(p, l.seen[key])
 		if !ok {
 			continue

@@ -184,3 +184,59 @@ func TestAppServerLocalImageAndInstructionSources(t *testing.T) {
 		t.Fatalf("the picture did not reach the model (%d requests)", len(reqs))
 	}
 }
+
+// A reasoning summary streams to app-server clients while the model
+// writes it: item/reasoning/summaryPartAdded, then summaryTextDelta
+// notifications between the reasoning item's item/started and
+// item/completed, adding up to its text; every message within the
+// reference schema.
+func TestAppServerStreamsReasoning(t *testing.T) {
+	const thought = "First I will look at the failing test, then at the code it covers, and only then change anything."
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Reasoning: thought, Text: "done thinking", ChunkDelayMs: 120},
+	}}}})
+	dev := e.startDev()
+	defer dev.kill()
+	a := e.appServer(loadSchema(t))
+	a.handshake()
+	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never"})
+	id := res["thread"].(map[string]any)["id"].(string)
+	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "think first"}}})
+	notes := a.until("turn/completed", 90*time.Second)
+	var itemID, streamed string
+	started, parts, completed := -1, 0, -1
+	for i, n := range notes {
+		p, _ := n["params"].(map[string]any)
+		switch n["method"] {
+		case "item/started":
+			if it := p["item"].(map[string]any); it["type"] == "reasoning" {
+				started, itemID = i, it["id"].(string)
+			}
+		case "item/reasoning/summaryPartAdded":
+			if p["itemId"] == itemID {
+				parts++
+			}
+		case "item/reasoning/summaryTextDelta":
+			if p["itemId"] != itemID || started < 0 || completed >= 0 {
+				t.Fatalf("a reasoning delta outside its item: %v", n)
+			}
+			streamed += p["delta"].(string)
+		case "item/completed":
+			if it := p["item"].(map[string]any); it["type"] == "reasoning" {
+				if it["id"] != itemID {
+					t.Fatalf("the reasoning item completed under %v, streamed under %s", it["id"], itemID)
+				}
+				completed = i
+				if s := it["summary"].([]any); len(s) != 1 || s[0] != thought {
+					t.Fatalf("reasoning item %v", it)
+				}
+			}
+		}
+	}
+	// Deltas come only from the stream (a reasoning item that did not
+	// stream completes whole): their text adding up to the item's proves it
+	// streamed.
+	if started < 0 || completed < 0 || parts != 1 || streamed != thought {
+		t.Fatalf("started %d completed %d parts %d streamed %q", started, completed, parts, streamed)
+	}
+}

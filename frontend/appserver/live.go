@@ -48,6 +48,12 @@ type live struct {
 	msgEra     int
 	closedStep int
 
+	// thought is the open reasoning item of streamed reasoning, with its
+	// era and last closed step (see live_reasoning.go).
+	thought       *liveMessage
+	thoughtEra    int
+	thoughtClosed int
+
 	// waiting are the approvals the turn waits for: nothing runs then,
 	// so nothing is polled. pace slows polling down while nothing happens.
 	waiting map[string]bool
@@ -88,7 +94,7 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 		}
 		f.emitMu.Lock()
 		l := &f.live
-		cmdEra, msgEra := l.commandEra, l.msgEra
+		cmdEra, msgEra, thoughtEra := l.commandEra, l.msgEra, l.thoughtEra
 		// Nothing before the turn's beginning went out; nothing while the
 		// turn waits for a client.
 		skip := !l.pace.Due(!f.begun || len(l.waiting) > 0)
@@ -114,6 +120,8 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 				f.commandOutput(ch, cmdEra)
 			case workflows.LiveAgentText:
 				f.agentText(ch, msgEra)
+			case workflows.LiveReasoning:
+				f.reasoningText(ch, thoughtEra)
 			}
 		}
 		f.emitMu.Unlock()
@@ -220,6 +228,11 @@ func (f *follower) liveEvent(e workflows.Event) []notification {
 		out := f.tr.translate(e)
 		f.tr.sent = ""
 		return out
+	case it.Type == workflows.ItemReasoning && e.Type == workflows.EventItemCompleted:
+		if out, ok := f.reasoningDone(it); ok {
+			return out
+		}
+		return f.tr.translate(e)
 	case it.Type == workflows.ItemAgentMessage && e.Type == workflows.EventItemCompleted:
 		l.msgEra++
 		m := l.msg

@@ -363,6 +363,7 @@ func (f *follower) run() {
 	}
 	stopLive()
 	f.emitMu.Lock()
+	f.closeThought()
 	f.closeMessage()
 	f.emitMu.Unlock()
 	if known != nil {

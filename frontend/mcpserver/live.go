@@ -48,6 +48,7 @@ type livePoller struct {
 	textStep   int
 	closedStep int
 	textEpoch  int
+	thinking   thinking
 	// waiting are the approvals the turn waits for: nothing runs then, so
 	// nothing is polled. pace slows polling down while nothing happens.
 	waiting map[string]bool
@@ -88,7 +89,7 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 		case <-t.C:
 		}
 		l.mu.Lock()
-		cmdEpoch, textEpoch := l.commandEpoch, l.textEpoch
+		cmdEpoch, textEpoch, thinkEpoch := l.commandEpoch, l.textEpoch, l.thinking.epoch
 		// A turn that shows nothing for a while (a long model call that
 		// does not stream, a slow quiet command) is polled every tenth tick.
 		skip := !l.pace.Due(len(l.waiting) > 0)
@@ -117,6 +118,8 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 				}
 			case workflows.LiveAgentText:
 				l.agentText(ctx, ch, textEpoch)
+			case workflows.LiveReasoning:
+				l.reasoningText(ctx, ch, thinkEpoch)
 			}
 		}
 		l.mu.Unlock()
@@ -183,6 +186,8 @@ func (l *livePoller) handle(ctx context.Context, e workflows.Event, msgs []msg) 
 		case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemCompleted:
 			l.command = nil
 			l.commandEpoch++
+		case it.Type == workflows.ItemReasoning && e.Type == workflows.EventItemCompleted:
+			l.reasoningDone(ctx, it)
 		case it.Type == workflows.ItemAgentMessage && e.Type == workflows.EventItemCompleted:
 			// The text not streamed yet, as the message's last delta; when
 			// the stream does not match the message (a retried call), the
