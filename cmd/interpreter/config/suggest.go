@@ -13,6 +13,10 @@ import (
 func (c *Config) Warnings() []string {
 	out := make([]string, 0, len(c.unknown))
 	for _, k := range c.unknown {
+		if top, _, _ := strings.Cut(k, "."); codexOnly[top] {
+			out = append(out, "config key "+k+" is Codex's and does nothing here (ignored)")
+			continue
+		}
 		w := "unknown config key " + k + " (ignored"
 		if s := Suggest(k); s != "" {
 			w = "unknown config key " + k + " (did you mean " + s + "?"
@@ -133,4 +137,16 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// codexOnly are Codex's top-level keys that mean nothing here (its own
+// clients, the Codex SDK among them, pass some of them with -c): they are
+// named as such rather than as typos.
+var codexOnly = map[string]bool{
+	"openai_base_url": true, "chatgpt_base_url": true, "web_search": true, "tools": true, "tui": true,
+	"features": true, "notify": true, "history": true, "file_opener": true, "hide_agent_reasoning": true,
+	"show_raw_agent_reasoning": true, "forced_login_method": true, "preferred_auth_method": true,
+	"projects": true, "model_reasoning_summary_format": true, "disable_response_storage": true,
+	"windows_wsl_setup_acknowledged": true, "check_for_update_on_startup": true, "analytics": true,
+	"sandbox_mode_override": true, "approvals_reviewer": true,
 }

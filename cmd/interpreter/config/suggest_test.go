@@ -21,7 +21,8 @@ func TestWarningsNameTheNearestKey(t *testing.T) {
 			want: []string{`unknown config key mcp_servers."my.srv".comand (did you mean mcp_servers."my.srv".command?)`}},
 		{name: "override", opts: Options{Overrides: []string{"sandbox_mod=read-only"}},
 			want: []string{"unknown config key sandbox_mod (did you mean sandbox_mode?)"}},
-		{name: "nothing near", file: "[tui]\nnotifications = true", want: []string{"unknown config key tui (ignored)"}},
+		{name: "Codex's own key", file: "[tui]\nnotifications = true", want: []string{"config key tui is Codex's and does nothing here (ignored)"}},
+		{name: "nothing near", file: "[zzzz]\nnotifications = true", want: []string{"unknown config key zzzz (ignored)"}},
 		{name: "several", file: "max_step = 3\nzzz = 1", want: []string{
 			"unknown config key max_step (did you mean max_steps?)", "unknown config key zzz (ignored)"}},
 		{name: "none", file: `model = "x"`, want: []string{}},
