@@ -62,7 +62,8 @@ func conversation(t *testing.T, h harness.Harness) (step1, step2 []harness.Entry
 	if docs := harness.RenderProjectDocs(h, goldenDocs(h)); docs != "" {
 		step1 = append(step1, harness.Entry{Kind: harness.KindUser, Text: docs, Context: true})
 	}
-	step1 = append(step1, harness.Entry{Kind: harness.KindUser, Text: "The test TestAdd fails. Fix it.\n"})
+	step1 = append(step1, harness.Entry{Kind: harness.KindUser, Text: "The test TestAdd fails. Fix it.\n",
+		Images: []harness.Image{{Ref: "ref-1", MIME: "image/png", Label: "/work/project/failure.png", Data: []byte("\x89PNG\r\n\x1a\n-tiny")}}})
 	r := firstReply[name]
 	ans := harness.Answer{Entries: []harness.Entry{
 		{Kind: harness.KindReasoning, Text: "The user wants the failing test fixed; run it first.", Signature: "c2lnbmF0dXJlLTE="},
