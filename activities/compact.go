@@ -91,6 +91,9 @@ func (a *Activities) Compact(ctx context.Context, in CompactInput) (*CompactOutp
 		prompt = DefaultCompactPrompt
 	}
 	conv := append(append([]harness.Entry{}, all...), harness.Entry{Kind: harness.KindUser, Text: prompt})
+	if conv, err = a.withImageData(conv); err != nil {
+		return nil, err
+	}
 	req := harness.Request{Model: in.Model, Harness: h, Env: in.Env, Conversation: conv, CacheKey: in.ThreadID}
 
 	stop := a.keepHeartbeating(ctx)
