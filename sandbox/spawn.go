@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -84,13 +86,19 @@ func (p *Process) run(s Spec, started chan<- error) {
 	}
 	setup := make(chan string, 1)
 	go func() {
+		if report == nil { // no helper: nothing to report
+			setup <- ""
+			return
+		}
 		b, _ := io.ReadAll(io.LimitReader(report, 64<<10))
 		_ = report.Close()
 		setup <- string(b)
 	}()
 	p.err = p.cmd.Wait()
 	p.setup = <-setup
-	_ = p.lifeline.Close()
+	if p.lifeline != nil {
+		_ = p.lifeline.Close()
+	}
 	close(p.done)
 }
 
@@ -110,6 +118,19 @@ func (p *Process) start(s Spec) (*os.File, error) {
 	var err error
 	for _, w := range ways {
 		var report *os.File
+		if w.namespaced && s.Boundary.Mode == DangerFullAccess {
+			// Nothing to restrict: the command itself is init of its PID
+			// namespace, with the parent-death signal, and needs no helper
+			// (whose start costs a run of our whole binary per command).
+			if err = p.direct(s, w.attr()); err == nil {
+				p.Namespaced = true
+				return nil, nil
+			}
+			if !namespaceRefused(err) {
+				break
+			}
+			continue
+		}
 		if report, err = p.try(s, w.attr()); err == nil {
 			p.Namespaced = w.namespaced
 			return report, nil
@@ -150,6 +171,49 @@ func (p *Process) try(s Spec, attr *syscall.SysProcAttr) (*os.File, error) {
 	}
 	p.cmd, p.lifeline = cmd, lifeW
 	return reportR, nil
+}
+
+// direct starts the command itself with attr (a PID namespace of its own).
+func (p *Process) direct(s Spec, attr *syscall.SysProcAttr) error {
+	if len(s.Argv) == 0 {
+		return errors.New("no command")
+	}
+	path, err := lookPathIn(s.Argv[0], s.Env)
+	if err != nil {
+		return fmt.Errorf("%s: %w (%v)", s.Argv[0], ErrCommandNotFound, err)
+	}
+	cmd := exec.Command(path, s.Argv[1:]...)
+	cmd.Args[0] = s.Argv[0]
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	cmd.Stdout, cmd.Stderr = s.Output, s.Output
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.cmd = cmd
+	return nil
+}
+
+// lookPathIn finds a command as a shell with environment env would.
+func lookPathIn(name string, env []string) (string, error) {
+	if strings.Contains(name, "/") {
+		return exec.LookPath(name)
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if full, err := exec.LookPath(filepath.Join(dir, name)); err == nil {
+			return full, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
 
 // Pid is the helper's process id.
