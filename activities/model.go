@@ -317,8 +317,7 @@ func (a *Activities) credentials(p ProviderSpec) (key, base string, err error) {
 	if p.EnvKey != "" {
 		key = a.getenv(p.EnvKey)
 		if key == "" {
-			return "", "", temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("%s is not set: provider %q needs an API key in the worker's environment", p.EnvKey, p.ID), ErrTypeConfig, nil)
+			return "", "", temporal.NewNonRetryableApplicationError(MissingKeyMessage(p), ErrTypeConfig, nil)
 		}
 	}
 	return key, base, nil
@@ -469,4 +468,11 @@ func anthropicMessage(e *anthropic.Error) string {
 		return body.Error.Message
 	}
 	return ""
+}
+
+// MissingKeyMessage says which variable a provider's key is read from, for
+// a worker (or a front end hosting one) that lacks it.
+func MissingKeyMessage(p ProviderSpec) string {
+	return fmt.Sprintf("%s is not set: provider %q needs an API key in the worker's environment. Export %s where the worker runs, "+
+		"or pick another provider (--provider oss for a local server, --provider demo for the built-in scripted demo)", p.EnvKey, p.ID, p.EnvKey)
 }

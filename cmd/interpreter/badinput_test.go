@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +102,39 @@ func TestConfigTypoWarns(t *testing.T) {
 	want := "interpreter: warning: unknown config key approval_polcy (did you mean approval_policy?)\n"
 	if strings.Count(p.stderr.String(), want) != 1 {
 		t.Fatalf("stderr %q, want it to say once %q", p.stderr, want)
+	}
+}
+
+// The API key is checked where the model call is made: a front end that
+// only talks to a worker elsewhere sends the turn whatever its own
+// environment holds, the worker with the key runs it, and a worker without
+// it fails the turn at once with the message that names the variable.
+func TestAPIKeyIsCheckedWhereTheCallIsMade(t *testing.T) {
+	for _, workerHasKey := range []bool{true, false} {
+		t.Run(fmt.Sprintf("worker has the key: %v", workerHasKey), func(t *testing.T) {
+			e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "called"}}}}})
+			keyed := []string{"-c", fmt.Sprintf("model_providers.fake={name=\"fake\", base_url=%q, wire_api=\"responses\", env_key=\"FAKE_PROVIDER_KEY_E2E\"}", e.model.URL())}
+			if workerHasKey {
+				t.Setenv("FAKE_PROVIDER_KEY_E2E", "secret")
+			}
+			dev := e.start(append(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port)}, e.config()...), keyed...)...)
+			defer dev.kill()
+			dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+			os.Unsetenv("FAKE_PROVIDER_KEY_E2E")
+			p := e.exec(append(keyed, "hello")...)
+			code := p.wait(60 * time.Second)
+			if workerHasKey {
+				if code != 0 || !strings.Contains(p.stdout.String(), "called") {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout, p.stderr)
+				}
+				return
+			}
+			if code != 1 || !strings.Contains(p.stderr.String()+p.stdout.String(), "FAKE_PROVIDER_KEY_E2E is not set: provider \"fake\" needs an API key in the worker's environment") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout, p.stderr)
+			}
+			if n := len(e.model.Server.Requests()); n != 0 {
+				t.Fatalf("%d model requests without a key", n)
+			}
+		})
 	}
 }

@@ -116,6 +116,9 @@ func (a *appBackend) resolve(s appserver.ThreadSettings) (workflows.ThreadConfig
 	if s.DeveloperInstructions != "" {
 		tc.DeveloperInstructions = s.DeveloperInstructions
 	}
+	if err := checkAPIKey(tc, a.b); err != nil {
+		return workflows.ThreadConfig{}, nil, &appserver.SettingsError{Err: err}
+	}
 	tc.SearchAttributes = a.searchAttrs
 	if h, err := harness.Lookup(tc.Harness); err == nil {
 		for _, own := range h.Tools() {

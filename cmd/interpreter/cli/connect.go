@@ -21,6 +21,13 @@ import (
 // one up in this process (on the default database, so state persists) and
 // says so on stderr.
 func connect(ctx context.Context, cfg *config.Config, stderr io.Writer) (*backend, error) {
+	return connectHosting(ctx, cfg, stderr, nil)
+}
+
+// connectHosting is connect that, before it brings a server and worker up
+// in or for this process (whose environment the worker then has), asks
+// hosting whether this process may host them.
+func connectHosting(ctx context.Context, cfg *config.Config, stderr io.Writer, hosting func() error) (*backend, error) {
 	t := cfg.Temporal
 	forced := t.Embedded != nil && *t.Embedded
 	allowed := t.Embedded == nil || *t.Embedded
@@ -42,6 +49,11 @@ func connect(ctx context.Context, cfg *config.Config, stderr io.Writer) (*backen
 	local := err == nil && (host == "127.0.0.1" || host == "localhost" || host == "::1")
 	if !allowed || !local {
 		return nil, exitf(1, "no Temporal server answers at %s (start one with `interpreter dev`, or set temporal.address)", t.Address)
+	}
+	if hosting != nil {
+		if err := hosting(); err != nil {
+			return nil, err
+		}
 	}
 	port, _ := strconv.Atoi(portStr)
 	db := defaultDB(cfg)

@@ -144,7 +144,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	b, err := connect(ctx, cfg, stdio.Err)
+	// The key is checked here only when this process will host the
+	// worker; a worker elsewhere has its own environment.
+	b, err := connectHosting(ctx, cfg, stdio.Err, func() error { return missingKey(tc) })
 	if err != nil {
 		return err
 	}
@@ -285,10 +287,6 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	prov, err := cfg.Provider(cfg.ModelProvider)
 	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
-	}
-	if prov.EnvKey != "" && os.Getenv(prov.EnvKey) == "" {
-		return workflows.ThreadConfig{}, exitf(1, "%s is not set: provider %q needs an API key. Export %s, or pick another provider (--provider oss for a local server, --provider demo for the built-in scripted demo)",
-			prov.EnvKey, cfg.ModelProvider, prov.EnvKey)
 	}
 	model := cfg.Model
 	if model == "" {
@@ -468,4 +466,25 @@ func attachImages(paths []string, tc workflows.ThreadConfig) ([]activities.Image
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// checkAPIKey refuses a thread whose provider key this process's
+// environment lacks, but only when this process's environment is the
+// worker's (an embedded server, or an `interpreter dev` it started): a
+// worker elsewhere has its own, and fails the turn at once if it lacks the
+// key, with the same message.
+func checkAPIKey(tc workflows.ThreadConfig, b *backend) error {
+	if !(b.embedded || b.background) {
+		return nil
+	}
+	return missingKey(tc)
+}
+
+// missingKey reports the provider key this process's environment lacks.
+func missingKey(tc workflows.ThreadConfig) error {
+	p := tc.Provider
+	if p.EnvKey == "" || os.Getenv(p.EnvKey) != "" {
+		return nil
+	}
+	return exitf(1, "%s", activities.MissingKeyMessage(p))
 }

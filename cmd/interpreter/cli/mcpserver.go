@@ -122,6 +122,9 @@ func (m *mcpBackend) NewThread(ctx context.Context, args mcpserver.CodexArgs) (m
 	if args.CompactPrompt != "" {
 		tc.CompactPrompt = args.CompactPrompt
 	}
+	if err := checkAPIKey(tc, b); err != nil {
+		return mcpserver.Started{}, err
+	}
 	tc.SearchAttributes = m.sa
 	id := newThreadID()
 	resp, err := workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: id, TaskQueue: cfg.Temporal.TaskQueue, Config: tc},
