@@ -119,14 +119,14 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 
 // modelCall is a model call whose answer streams in on its own goroutine.
 type modelCall struct {
-	in     ModelInput
-	h      harness.Harness
-	conv   []harness.Entry
-	refs   []string
-	live   *liveTail // nil for harnesses that find commands in the text
+	in   ModelInput
+	h    harness.Harness
+	conv []harness.Entry
+	refs []string
+	live *liveTail // nil for harnesses that find commands in the text
 	// thought is the reasoning summary streamed so far.
 	thought *liveTail
-	cancel context.CancelFunc
+	cancel  context.CancelFunc
 	// unclaimed drops the call when no activity takes it over.
 	unclaimed *time.Timer
 	done      chan struct{}
