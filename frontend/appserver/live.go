@@ -2,8 +2,6 @@ package appserver
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -42,17 +40,9 @@ type live struct {
 	commandCut  []byte
 	commandEra  int
 
-	// msg is the open agentMessage item of streamed text; msgEra counts
-	// agent messages; closedStep is the last step whose message came.
-	msg        *liveMessage
-	msgEra     int
-	closedStep int
-
-	// thought is the open reasoning item of streamed reasoning, with its
-	// era and last closed step (see live_reasoning.go).
-	thought       *liveMessage
-	thoughtEra    int
-	thoughtClosed int
+	// text and reasoning are what the model call streams (see
+	// live_stream.go); nil until the follower starts.
+	text, reasoning *modelStream
 
 	// waiting are the approvals the turn waits for: nothing runs then,
 	// so nothing is polled. pace slows polling down while nothing happens.
@@ -70,6 +60,8 @@ type liveMessage struct {
 // startLive polls the turn's live output until the returned stop is
 // called; nothing when the backend has no live view of the turn.
 func (f *follower) startLive(ctx context.Context) (stop func()) {
+	text, reasoning := f.newStreams()
+	f.live.text, f.live.reasoning = &text, &reasoning
 	reader := f.c.s.backend.Live(f.turnID)
 	if reader == nil {
 		return func() {}
@@ -94,7 +86,7 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 		}
 		f.emitMu.Lock()
 		l := &f.live
-		cmdEra, msgEra, thoughtEra := l.commandEra, l.msgEra, l.thoughtEra
+		cmdEra, textEra, reasoningEra := l.commandEra, l.text.era, l.reasoning.era
 		// Nothing before the turn's beginning went out; nothing while the
 		// turn waits for a client.
 		skip := !l.pace.Due(!f.begun || len(l.waiting) > 0)
@@ -119,9 +111,9 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 			case workflows.LiveCommandOutput:
 				f.commandOutput(ch, cmdEra)
 			case workflows.LiveAgentText:
-				f.agentText(ch, msgEra)
+				f.streamText(l.text, ch, textEra)
 			case workflows.LiveReasoning:
-				f.reasoningText(ch, thoughtEra)
+				f.streamText(l.reasoning, ch, reasoningEra)
 			}
 		}
 		f.emitMu.Unlock()
@@ -143,53 +135,6 @@ func (f *follower) commandOutput(ch workflows.LiveChunk, era int) {
 	}
 	l.commandSent = append(l.commandSent, delta...)
 	f.c.notify(f.tr.note("item/commandExecution/outputDelta", map[string]any{"itemId": c.ID, "delta": delta}))
-}
-
-// agentText sends streamed model text (f.emitMu held), opening the step's
-// agentMessage item on its first text. Text of a step whose message came
-// is dropped, and so is text polled across a message when no item was
-// open; text that does not continue the item's (a retried call starting
-// over, output the poller missed) waits for the message's completion,
-// which carries the rest.
-func (f *follower) agentText(ch workflows.LiveChunk, era int) {
-	l := &f.live
-	if ch.Step <= l.closedStep || (l.msgEra != era && l.msg == nil) {
-		return
-	}
-	if l.msg != nil && l.msg.step != ch.Step {
-		if ch.Step < l.msg.step {
-			return
-		}
-		f.closeMessage() // the earlier step's call left no message
-	}
-	if l.msg == nil {
-		if ch.Offset != 0 || ch.Skipped > 0 {
-			return // its start was missed: the message comes whole
-		}
-		l.msg = &liveMessage{id: fmt.Sprintf("%s-msg-%d", f.turnID, ch.Step), step: ch.Step}
-		f.c.notify(f.tr.itemStarted(itemJSON(&workflows.Item{ID: l.msg.id, Type: workflows.ItemAgentMessage})))
-	}
-	m := l.msg
-	if ch.Skipped > 0 || ch.Offset != int64(len(m.text)+len(m.cut)) {
-		return
-	}
-	delta := whole(&m.cut, ch.Data)
-	if delta == "" {
-		return
-	}
-	m.text = append(m.text, delta...)
-	f.c.notify(f.tr.note("item/agentMessage/delta", map[string]any{"itemId": m.id, "delta": delta}))
-}
-
-// closeMessage completes the open agentMessage item with the text it
-// streamed (f.emitMu held): its call ended without a message.
-func (f *follower) closeMessage() {
-	l := &f.live
-	if l.msg == nil {
-		return
-	}
-	f.c.notify(f.tr.itemCompleted(itemJSON(&workflows.Item{ID: l.msg.id, Type: workflows.ItemAgentMessage, Text: string(l.msg.text)})))
-	l.msg = nil
 }
 
 // liveEvent notes what one logged event opens or closes (f.emitMu held) and
@@ -229,24 +174,13 @@ func (f *follower) liveEvent(e workflows.Event) []notification {
 		f.tr.sent = ""
 		return out
 	case it.Type == workflows.ItemReasoning && e.Type == workflows.EventItemCompleted:
-		if out, ok := f.reasoningDone(it); ok {
+		if out, ok := f.streamDone(l.reasoning, it); ok {
 			return out
 		}
-		return f.tr.translate(e)
 	case it.Type == workflows.ItemAgentMessage && e.Type == workflows.EventItemCompleted:
-		l.msgEra++
-		m := l.msg
-		if m == nil {
-			return f.tr.translate(e)
+		if out, ok := f.streamDone(l.text, it); ok {
+			return out
 		}
-		l.msg, l.closedStep = nil, max(l.closedStep, m.step)
-		var out []notification
-		if sent := string(m.text); strings.HasPrefix(it.Text, sent) && len(it.Text) > len(sent) {
-			out = append(out, f.tr.note("item/agentMessage/delta", map[string]any{"itemId": m.id, "delta": it.Text[len(sent):]}))
-		}
-		c := *it
-		c.ID = m.id
-		return append(out, f.tr.itemCompleted(itemJSON(&c)))
 	}
 	return f.tr.translate(e)
 }

@@ -363,8 +363,8 @@ func (f *follower) run() {
 	}
 	stopLive()
 	f.emitMu.Lock()
-	f.closeThought()
-	f.closeMessage()
+	f.closeStream(f.live.reasoning)
+	f.closeStream(f.live.text)
 	f.emitMu.Unlock()
 	if known != nil {
 		f.finish(*known)
