@@ -5,6 +5,7 @@
 package worker
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -46,7 +47,21 @@ type Options struct {
 	// Tracing adds spans for model calls and tool runs; the client must
 	// carry Tracing.ClientInterceptors. Nil: no tracing.
 	Tracing *Tracing
+	// Namespace is the client's namespace (default "default").
+	Namespace string
+	// Reclaimed, when set, hears how a starting worker's [Reclaim] of a
+	// dead process's activities went; without it, no Reclaim runs.
+	Reclaimed func(n int, err error)
 }
+
+// StickyScheduleToStartTimeout is how long a workflow task waits on the
+// sticky queue of the worker that ran the workflow before it goes to the
+// shared queue (the SDK's default is 5 s). A SIGKILLed worker's sticky
+// queue is polled by no one, so this is what each of its workflows' next
+// task waits; a live worker picks its sticky tasks up within milliseconds,
+// and one too busy to do so within this bound loses only its cached copy
+// (the task replays elsewhere).
+const StickyScheduleToStartTimeout = time.Second
 
 // Workers are the running workers of one process.
 type Workers struct {
@@ -65,7 +80,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
 	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(),
-		MaxHeartbeatThrottleInterval: o.LiveThrottle}
+		MaxHeartbeatThrottleInterval: o.LiveThrottle, StickyScheduleToStartTimeout: StickyScheduleToStartTimeout}
 	if base.MaxHeartbeatThrottleInterval <= 0 {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
 	}
@@ -85,6 +100,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)
 	}
 	w := &Workers{host: host, acts: o.Activities}
+	if o.Reclaimed != nil {
+		go reclaimInBackground(c, o)
+	}
 	if o.ToolsOnly {
 		return w, nil
 	}
@@ -134,4 +152,16 @@ func (w *Workers) Stop() {
 func handoffQueue(shared string) string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s-calls-%s-%d-%s", shared, host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%(1<<32), 36))
+}
+
+// reclaimInBackground runs [Reclaim] once, as the worker starts polling.
+func reclaimInBackground(c client.Client, o Options) {
+	ns := o.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := Reclaim(ctx, c, ns, o.Identity)
+	o.Reclaimed(n, err)
 }

@@ -210,14 +210,21 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	if err != nil {
 		return exitf(2, "%v", err)
 	}
-	host, _ := os.Hostname()
 	w, err := worker.Start(b.client, worker.Options{
 		TaskQueue:  cfg.Temporal.TaskQueue,
 		HostQueue:  cfg.Temporal.HostQueue,
 		Activities: acts,
 		ToolsOnly:  toolsOnly,
 		Tracing:    b.tracing,
-		Identity:   fmt.Sprintf("%s@%s/%d (%s)", identity, host, os.Getpid(), cfg.Temporal.HostQueue),
+		Identity:   worker.Identity(identity, cfg.Temporal.HostQueue),
+		Namespace:  cfg.Temporal.Namespace,
+		Reclaimed: func(n int, err error) {
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "interpreter: warning: looking for activities of a dead worker on this host: %v\n", err)
+			} else if n > 0 {
+				fmt.Fprintf(os.Stderr, "interpreter: ended %d activities of a dead worker on this host (their turns go on)\n", n)
+			}
+		},
 	})
 	if err != nil {
 		return err

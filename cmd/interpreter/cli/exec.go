@@ -93,25 +93,48 @@ func (e *ExecCmd) parseArgs(stdin io.Reader, stderr io.Writer) (threadID, prompt
 	if len(args) > 1 {
 		return "", "", exitf(2, "expected one PROMPT argument, got %d (quote the prompt)", len(args))
 	}
-	if len(args) == 1 && args[0] != "-" {
+	switch {
+	case len(args) == 1 && args[0] != "-":
 		prompt = args[0]
-	} else {
-		if isTerminal(stdin) {
-			fmt.Fprintf(stderr, "interpreter: reading the prompt from stdin (end it with Ctrl-D)\n")
+	case threadID != "" && len(args) == 0 && isTerminal(stdin):
+		// A resume may only follow the running turn: the prompt is asked
+		// for once it is known that none runs (see resume).
+		return threadID, "", nil
+	default:
+		if prompt, err = readPrompt(stdin, stderr); err != nil {
+			return "", "", err
 		}
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return "", "", exitf(1, "reading the prompt from stdin: %v", err)
-		}
-		prompt = string(b)
 	}
-	if strings.TrimSpace(prompt) == "" {
-		return "", "", exitf(2, "no prompt: pass it as an argument or on stdin")
+	if strings.TrimSpace(prompt) == "" && threadID != "" {
+		return threadID, "", nil // resume: follow the running turn, if any
 	}
-	if err := workflows.CheckInput("Input", prompt); err != nil {
-		return "", "", exitf(2, "%v", err)
+	if err := checkPrompt(prompt); err != nil {
+		return "", "", err
 	}
 	return threadID, prompt, nil
+}
+
+// readPrompt reads the prompt from stdin, saying so on a terminal.
+func readPrompt(stdin io.Reader, stderr io.Writer) (string, error) {
+	if isTerminal(stdin) {
+		fmt.Fprintf(stderr, "interpreter: reading the prompt from stdin (end it with Ctrl-D)\n")
+	}
+	b, err := io.ReadAll(stdin)
+	if err != nil {
+		return "", exitf(1, "reading the prompt from stdin: %v", err)
+	}
+	return string(b), nil
+}
+
+// checkPrompt refuses an empty prompt and one over the input limits.
+func checkPrompt(prompt string) error {
+	if strings.TrimSpace(prompt) == "" {
+		return exitf(2, "no prompt: pass it as an argument or on stdin")
+	}
+	if err := workflows.CheckInput("Input", prompt); err != nil {
+		return exitf(2, "%v", err)
+	}
+	return nil
 }
 
 // Run runs the turn and prints it.
@@ -158,45 +181,80 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	}
 
 	req := workflows.StartTurnRequest{Prompt: prompt, Images: images}
-	var resp workflows.StartTurnResponse
-	if threadID == "" {
-		threadID = newThreadID()
-		resp, err = workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}, req)
-	} else {
-		if _, err = workflows.GetThread(ctx, b.client, threadID); err == nil {
-			req.Model, req.SandboxMode, req.ApprovalPolicy = e.Model, e.Sandbox, e.ApprovalPolicy
-			if schemaNote != "" {
-				// A resumed thread keeps its config: the SDK's per-turn
-				// outputSchema reaches the model with this turn's prompt.
-				req.Prompt += "\n\n" + schemaNote
-			}
-			if e.Cd != "" {
-				req.Cwd = tc.Cwd
-			}
-			resp, err = workflows.StartTurn(ctx, b.client, threadID, req)
+	if threadID != "" {
+		req.Model, req.SandboxMode, req.ApprovalPolicy = e.Model, e.Sandbox, e.ApprovalPolicy
+		if schemaNote != "" && prompt != "" {
+			// A resumed thread keeps its config: the SDK's per-turn
+			// outputSchema reaches the model with this turn's prompt.
+			req.Prompt += "\n\n" + schemaNote
 		}
+		if e.Cd != "" {
+			req.Cwd = tc.Cwd
+		}
+		r := resumer{e: e, b: b, p: p, stdio: stdio, threadID: threadID, req: req,
+			announce: func() { e.announce(cfg, b, stdio, threadID) }}
+		return r.run(ctx)
 	}
+	threadID = newThreadID()
+	resp, err := workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}, req)
+	if err != nil {
+		return turnExit(threadID, err)
+	}
+	p.threadStarted(threadID, resp.TurnID)
+	e.announce(cfg, b, stdio, threadID)
+	return e.follow(ctx, b, p, threadID, resp.TurnID)
+}
+
+// announce prints where to watch the thread.
+func (e *ExecCmd) announce(cfg *config.Config, b *backend, stdio Stdio, threadID string) {
+	if u := uiURL(cfg, b); u != "" {
+		fmt.Fprintf(stdio.Err, "interpreter: watch this thread at %s/namespaces/%s/workflows/%s\n", u, cfg.Temporal.Namespace, url.PathEscape(threadID))
+	} else if b.embedded {
+		fmt.Fprintf(stdio.Err, "interpreter: (no Web UI in this process: run `interpreter dev` in another terminal to watch turns)\n")
+	}
+}
+
+// turnExit turns the errors of starting a turn into exit errors.
+func turnExit(threadID string, err error) error {
 	if errors.Is(err, workflows.ErrThreadNotFound) {
 		return exitf(1, "thread not found: %s", threadID)
 	}
 	if errors.Is(err, workflows.ErrThreadArchived) {
 		return exitf(1, "thread %s is archived; it takes no more turns", threadID)
 	}
-	if err != nil {
-		return exitf(1, "%v", rootCause(err))
-	}
-	p.threadStarted(threadID, resp.TurnID)
-	if u := uiURL(cfg, b); u != "" {
-		fmt.Fprintf(stdio.Err, "interpreter: watch this thread at %s/namespaces/%s/workflows/%s\n", u, cfg.Temporal.Namespace, url.PathEscape(threadID))
-	} else if b.embedded {
-		fmt.Fprintf(stdio.Err, "interpreter: (no Web UI in this process: run `interpreter dev` in another terminal to watch turns)\n")
-	}
-	return e.follow(ctx, b, p, threadID, resp.TurnID)
+	return exitf(1, "%v", rootCause(err))
 }
 
-// follow prints the turn's events until it ends; Ctrl-C interrupts the
-// turn (it stops in the workflow, not just here).
+// follow prints the turn's events until it ends and exits with its
+// outcome; Ctrl-C interrupts the turn (it stops in the workflow, not just
+// here).
 func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, turnID string) error {
+	res, err := e.watch(ctx, b, p, threadID, turnID, true)
+	if err != nil {
+		return err
+	}
+	if e.LastMessage != "" {
+		if err := writeLastMessage(e.LastMessage, res.FinalMessage); err != nil {
+			return err
+		}
+	}
+	if res.Status != workflows.StatusCompleted {
+		return &exitError{code: 1, err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
+	}
+	return nil
+}
+
+func writeLastMessage(path, msg string) error {
+	if err := os.WriteFile(path, []byte(msg), 0o644); err != nil {
+		return exitf(1, "writing %s: %v", path, err)
+	}
+	return nil
+}
+
+// watch prints the turn's events from its start (asking the approvals
+// still pending among them) and its end; last: its final message is the
+// answer (on stdout), not one turn among those exec shows.
+func (e *ExecCmd) watch(ctx context.Context, b *backend, p *printer, threadID, turnID string, last bool) (workflows.TurnResult, error) {
 	fctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -217,22 +275,14 @@ func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, 
 		}
 	}
 	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, onEvent); err != nil {
-		return exitf(1, "following turn %s: %v", turnID, err)
+		return workflows.TurnResult{}, exitf(1, "following turn %s: %v", turnID, err)
 	}
 	res, err := workflows.TurnOutcome(fctx, b.client, turnID)
 	if err != nil {
-		return exitf(1, "reading the result of turn %s: %v", turnID, err)
+		return res, exitf(1, "reading the result of turn %s: %v", turnID, err)
 	}
-	p.finish(res)
-	if e.LastMessage != "" {
-		if err := os.WriteFile(e.LastMessage, []byte(res.FinalMessage), 0o644); err != nil {
-			return exitf(1, "writing %s: %v", e.LastMessage, err)
-		}
-	}
-	if res.Status != workflows.StatusCompleted {
-		return &exitError{code: 1, err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
-	}
-	return nil
+	p.finish(res, last)
+	return res, nil
 }
 
 // answer decides a pending approval: on the terminal when stdin is one

@@ -59,20 +59,24 @@ func (w *noticeWriter) String() string {
 	return w.b.String()
 }
 
-// exec resume without a prompt says, on a terminal, that it reads the
-// prompt from stdin; from a pipe it reads silently.
+// exec resume without a prompt, on a terminal, reads nothing at first (a
+// running turn is only followed); once nothing runs it asks for the
+// prompt on stdin, saying so. From a pipe it reads silently.
 func TestExecResumeSaysItReadsStdin(t *testing.T) {
 	master, tty := openPTY(t)
 	e := &ExecCmd{Args: []string{"resume", "th-1"}}
-	stderr := newNoticeWriter()
-	type parsed struct {
-		id, prompt string
-		err        error
+	if id, prompt, err := e.parseArgs(tty, newNoticeWriter()); err != nil || id != "th-1" || prompt != "" {
+		t.Fatalf("parsed %q %q %v; want the thread and no prompt yet", id, prompt, err)
 	}
-	done := make(chan parsed, 1)
+	stderr := newNoticeWriter()
+	type read struct {
+		prompt string
+		err    error
+	}
+	done := make(chan read, 1)
 	go func() {
-		id, prompt, err := e.parseArgs(tty, stderr)
-		done <- parsed{id, prompt, err}
+		prompt, err := readPrompt(tty, stderr)
+		done <- read{prompt, err}
 	}()
 	select {
 	case <-stderr.wrote:
@@ -87,8 +91,8 @@ func TestExecResumeSaysItReadsStdin(t *testing.T) {
 	}
 	select {
 	case p := <-done:
-		if p.err != nil || p.id != "th-1" || p.prompt != "hello\n" {
-			t.Fatalf("parsed %+v", p)
+		if p.err != nil || p.prompt != "hello\n" {
+			t.Fatalf("read %+v", p)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Ctrl-D did not end the prompt")
@@ -97,5 +101,11 @@ func TestExecResumeSaysItReadsStdin(t *testing.T) {
 	quiet := newNoticeWriter()
 	if _, prompt, err := e.parseArgs(strings.NewReader("from a pipe"), quiet); err != nil || prompt != "from a pipe" || quiet.String() != "" {
 		t.Fatalf("from a pipe: %q, %v, stderr %q", prompt, err, quiet.String())
+	}
+	if _, prompt, err := e.parseArgs(strings.NewReader(""), quiet); err != nil || prompt != "" {
+		t.Fatalf("resume with an empty pipe: %q, %v; want no prompt (follow only)", prompt, err)
+	}
+	if _, _, err := (&ExecCmd{}).parseArgs(strings.NewReader(""), quiet); err == nil {
+		t.Fatal("a new thread without a prompt was accepted")
 	}
 }

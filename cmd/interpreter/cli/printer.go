@@ -149,7 +149,17 @@ func (p *printer) humanEvent(e workflows.Event) {
 }
 
 // finish prints how the turn ended.
-func (p *printer) finish(r workflows.TurnResult) {
+// turnStarted names a later turn of the thread exec shows (the JSON
+// stream has no event for it: turn.started follows).
+func (p *printer) turnStarted(threadID, turnID string) {
+	if !p.json {
+		fmt.Fprintf(p.io.Err, "\nthread %s · %s\n", threadID, turnID)
+	}
+}
+
+// finish shows a turn's end; last: its final message is exec's answer
+// (stdout); another turn's was shown as its agent message.
+func (p *printer) finish(r workflows.TurnResult, last bool) {
 	if p.json {
 		switch r.Status {
 		case workflows.StatusCompleted:
@@ -167,7 +177,7 @@ func (p *printer) finish(r workflows.TurnResult) {
 	}
 	fmt.Fprintf(p.io.Err, "\n[turn %s · %d steps · tokens in %d (cached %d) out %d]\n",
 		r.Status, r.Steps, r.Usage.InputTokens, r.Usage.CachedInputTokens, r.Usage.OutputTokens)
-	if r.Status != workflows.StatusCompleted {
+	if r.Status != workflows.StatusCompleted || !last {
 		return
 	}
 	if r.FinalMessage != "" {

@@ -19,11 +19,12 @@ import (
 // only Temporal visibility, workflow queries and updates, so they work
 // against any cluster that runs interpreter workers.
 type ThreadsCmd struct {
-	List    ThreadsListCmd    `cmd:"" help:"List threads (open ones, newest first)."`
-	Show    ThreadsShowCmd    `cmd:"" help:"Show a thread: its turns, their items and token usage."`
-	Events  ThreadsEventsCmd  `cmd:"" help:"Print the event log of a thread's turns as JSON lines."`
-	Compact ThreadsCompactCmd `cmd:"" help:"Compact an idle thread's context now: the model summarizes it, later turns start from the summary."`
-	Archive ThreadsArchiveCmd `cmd:"" help:"Archive an idle thread: its workflow completes and it leaves the list."`
+	List      ThreadsListCmd      `cmd:"" help:"List threads (open ones, newest first)."`
+	Show      ThreadsShowCmd      `cmd:"" help:"Show a thread: its turns, their items and token usage."`
+	Events    ThreadsEventsCmd    `cmd:"" help:"Print the event log of a thread's turns as JSON lines."`
+	Compact   ThreadsCompactCmd   `cmd:"" help:"Compact an idle thread's context now: the model summarizes it, later turns start from the summary."`
+	Archive   ThreadsArchiveCmd   `cmd:"" help:"Archive an idle thread: its workflow completes and it leaves the list."`
+	Interrupt ThreadsInterruptCmd `cmd:"" help:"Stop a thread's running turn (it ends as interrupted)."`
 }
 
 // threadsBackend loads the configuration and connects to the server.
