@@ -21,6 +21,13 @@ import "go.temporal.io/sdk/workflow"
 // had shown ([interruptedReport]), where earlier turns reported 0 ms and
 // no output.
 //
+// Code 4 makes each attempt of a model call in the workflow, following
+// the provider's request_max_retries and stream_max_retries and logging a
+// model.retry event before each new attempt ([retryCode]), and ends a
+// failed turn's workflow as failed and an interrupted one's as canceled,
+// their result in the error's details ([turn.closeWith]); earlier turns
+// left the retries to Temporal and always completed.
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -29,7 +36,7 @@ import "go.temporal.io/sdk/workflow"
 // newer worker could not replay that history. So, as for any change of
 // workflow code, workers of a new build replace the old ones; they do not
 // run beside them on the same task queue.
-const turnCode = 3
+const turnCode = 4
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).
