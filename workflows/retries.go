@@ -63,6 +63,9 @@ func (t *turn) callModelRetrying(ctx workflow.Context, in activities.ModelInput)
 			delay = 0 // the worker making the call is gone: at once
 		}
 		tried[kind]++
+		// News a reader should have at once: no wait holds it back for
+		// the first answer (see [WaitRequest.HoldMs]).
+		t.log.heard = true
 		t.log.add(Event{Type: EventModelRetry, Error: rootMessage(err), Retry: &ModelRetry{
 			Attempt: attempt + 1, MaxAttempts: attempt + 1 + limit - tried[kind],
 			DelayMs: delay.Milliseconds(), Kind: kind, HTTPStatus: status,
