@@ -39,7 +39,9 @@ func TestRetriesShowInEveryFrontEnd(t *testing.T) {
 	t.Run("exec", func(t *testing.T) {
 		p := e.exec(append(dead, "hello")...)
 		// The first retry line shows before the turn ends.
-		p.waitFor(func() bool { return strings.Contains(p.stderr.String(), "retrying model call (attempt 2/3 in 1s): "+refused) },
+		p.waitFor(func() bool {
+			return strings.Contains(p.stderr.String(), "retrying model call (attempt 2/3 in 1s): "+refused)
+		},
 			10*time.Second, "the first retry line")
 		if code := p.wait(60 * time.Second); code != 1 {
 			t.Fatalf("exit %d, want 1; stderr:\n%s", code, p.stderr)
