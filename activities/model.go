@@ -37,6 +37,12 @@ type ProviderSpec struct {
 	WireAPI string            `json:"wire_api"`
 	EnvKey  string            `json:"env_key,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// Retries, by Codex's keys (nil or 0: the defaults, see
+	// [ProviderSpec.RequestRetries]). Turns from turn code 4 on follow
+	// them; earlier ones have Temporal retry every call ten times.
+	RequestMaxRetries   *int  `json:"request_max_retries,omitempty"`
+	StreamMaxRetries    *int  `json:"stream_max_retries,omitempty"`
+	StreamIdleTimeoutMs int64 `json:"stream_idle_timeout_ms,omitempty"`
 }
 
 // ModelInput is one model call: the transcript so far (by reference), the
@@ -173,8 +179,12 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 	} else {
 		sctx, c.cancel = context.WithCancel(ctx)
 	}
+	idle := in.Provider.StreamIdleTimeout()
+	sctx, touch, stopIdle := watchIdle(sctx, idle)
+	out.touch = touch
 	go func() {
 		defer close(c.done)
+		defer stopIdle()
 		// Off the activity's goroutine, a panic in a harness's rendering
 		// or parsing would take the whole worker down; it fails the call.
 		defer func() {
@@ -189,6 +199,9 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 			c.ans, c.err = streamChatTo(sctx, a.openaiClient(in.Provider, base, key), req, out)
 		case WireMessages:
 			c.ans, c.err = streamMessages(sctx, a.anthropicClient(in.Provider, base, key), req, out)
+		}
+		if c.err != nil && errors.Is(context.Cause(sctx), errStreamIdle) {
+			c.err = errStreamIdle
 		}
 	}()
 	return c, nil
@@ -437,7 +450,7 @@ func classify(p ProviderSpec, err error) error {
 	case errors.As(err, &antErr):
 		status, msg = antErr.StatusCode, anthropicMessage(antErr)
 	default:
-		return fmt.Errorf("calling provider %s: %w", p.ID, err)
+		return classifyTransport(p, err, p.StreamIdleTimeout())
 	}
 	if msg == "" {
 		msg = http.StatusText(status)
@@ -447,11 +460,11 @@ func classify(p ProviderSpec, err error) error {
 	case status < 400:
 		// An error event in the middle of a stream that began well
 		// (overloaded, ...): the answer is cut off, so try again.
-		return temporal.NewApplicationError(fmt.Sprintf("provider %s broke off its answer: %s", p.ID, msg), ErrTypeProvider)
+		return temporal.NewApplicationError(fmt.Sprintf("provider %s broke off its answer: %s", p.ID, msg), ErrTypeStream)
 	case status == http.StatusTooManyRequests || status >= 500 || status == http.StatusRequestTimeout:
-		return temporal.NewApplicationError(text, ErrTypeProvider)
+		return temporal.NewApplicationErrorWithOptions(text, ErrTypeProvider, temporal.ApplicationErrorOptions{Details: []any{status}})
 	default:
-		return temporal.NewNonRetryableApplicationError(text, ErrTypeProvider, nil)
+		return temporal.NewApplicationErrorWithOptions(text, ErrTypeProvider, temporal.ApplicationErrorOptions{NonRetryable: true, Details: []any{status}})
 	}
 }
 

@@ -19,9 +19,18 @@ var errIncompleteStream = harness.ErrIncompleteStream
 // to their sinks (nil: nowhere) as they stream in, for the live view of a
 // running call (see [ModelProgress]).
 
-// sinks are where a stream writes what it shows while it runs.
+// sinks are where a stream writes what it shows while it runs; touch
+// (nil: nothing) is called on every event, for the idle timeout. An error
+// after the first event is a [brokenStream].
 type sinks struct {
 	text, reasoning io.Writer
+	touch           func()
+}
+
+func (s sinks) event() {
+	if s.touch != nil {
+		s.touch()
+	}
 }
 
 func (s sinks) write(w io.Writer, piece string) {
@@ -40,7 +49,10 @@ func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request
 	// The answer is gathered from the events themselves: servers differ in
 	// whether response.completed repeats the output items.
 	var acc harness.ResponsesStream
+	events := 0
 	for stream.Next() {
+		events++
+		out.event()
 		ev := stream.Current()
 		switch ev.Type {
 		case "response.output_text.delta":
@@ -61,7 +73,7 @@ func streamResponsesTo(ctx context.Context, c openai.Client, req harness.Request
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return harness.Answer{}, err
+		return harness.Answer{}, broken(err, events)
 	}
 	return acc.Answer()
 }
@@ -76,7 +88,10 @@ func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, out
 	acc := openai.ChatCompletionAccumulator{}
 	finished := false
 	var reasoning strings.Builder
+	events := 0
 	for stream.Next() {
+		events++
+		out.event()
 		chunk := stream.Current()
 		acc.AddChunk(chunk)
 		for _, ch := range chunk.Choices {
@@ -96,7 +111,7 @@ func streamChatTo(ctx context.Context, c openai.Client, req harness.Request, out
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return harness.Answer{}, err
+		return harness.Answer{}, broken(err, events)
 	}
 	if !finished {
 		return harness.Answer{}, errIncompleteStream
@@ -109,7 +124,10 @@ func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request
 	defer stream.Close()
 	var msg anthropic.Message
 	stopped := false
+	events := 0
 	for stream.Next() {
+		events++
+		out.event()
 		ev := stream.Current()
 		if err := msg.Accumulate(ev); err != nil {
 			return harness.Answer{}, fmt.Errorf("reading the stream: %w", err)
@@ -127,7 +145,7 @@ func streamMessages(ctx context.Context, c anthropic.Client, req harness.Request
 		}
 	}
 	if err := stream.Err(); err != nil {
-		return harness.Answer{}, err
+		return harness.Answer{}, broken(err, events)
 	}
 	if !stopped {
 		return harness.Answer{}, errIncompleteStream

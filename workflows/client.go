@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -134,6 +136,9 @@ func TurnOutcome(ctx context.Context, c client.Client, turnID string) (TurnResul
 	var res TurnResult
 	for {
 		err := c.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
+		if r, ok := TurnResultOf(err); ok {
+			return r, nil // failed or interrupted (turn code 4 on)
+		}
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			// The thread starts the child right after accepting the turn.
@@ -349,12 +354,13 @@ func tailFollows(events []Event, after int) bool {
 }
 
 // closedResult is the result of the turn's current run when that run has
-// completed (nil when it runs, continued as new, or failed). closed says
-// the server already told that the run is over.
+// ended with one: completed, or (from turn code 4 on) failed or canceled
+// with it in the details; nil when it runs, continued as new, or ended
+// otherwise. closed says the server already told that the run is over.
 func closedResult(ctx context.Context, c client.Client, turnID string, closed bool) *TurnResult {
 	if !closed {
 		d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
-		if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+		if err != nil || !withResult(d.GetWorkflowExecutionInfo().GetStatus()) {
 			// Still running (a read of its close event would wait for
 			// it), continued as new, ended otherwise, or not there yet.
 			return nil
@@ -372,12 +378,38 @@ func closedResult(ctx context.Context, c client.Client, turnID string, closed bo
 	if err != nil {
 		return nil
 	}
-	done := ev.GetWorkflowExecutionCompletedEventAttributes()
-	if done == nil || len(done.GetResult().GetPayloads()) == 0 {
+	return closeEventResult(ev)
+}
+
+// withResult tells whether a turn's run that closed so holds its result.
+func withResult(st enumspb.WorkflowExecutionStatus) bool {
+	switch st {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED, enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return true
+	}
+	return false
+}
+
+// closeEventResult reads a turn's result from its run's close event.
+func closeEventResult(ev *historypb.HistoryEvent) *TurnResult {
+	var p *commonpb.Payloads
+	switch {
+	case ev.GetWorkflowExecutionCompletedEventAttributes() != nil:
+		p = ev.GetWorkflowExecutionCompletedEventAttributes().GetResult()
+	case ev.GetWorkflowExecutionFailedEventAttributes() != nil:
+		err := temporal.GetDefaultFailureConverter().FailureToError(ev.GetWorkflowExecutionFailedEventAttributes().GetFailure())
+		if res, ok := TurnResultOf(err); ok {
+			return &res
+		}
+		return nil
+	case ev.GetWorkflowExecutionCanceledEventAttributes() != nil:
+		p = ev.GetWorkflowExecutionCanceledEventAttributes().GetDetails()
+	}
+	if len(p.GetPayloads()) == 0 {
 		return nil
 	}
 	var res TurnResult
-	if err := converter.GetDefaultDataConverter().FromPayload(done.GetResult().GetPayloads()[0], &res); err != nil {
+	if err := converter.GetDefaultDataConverter().FromPayload(p.GetPayloads()[0], &res); err != nil || res.TurnID == "" {
 		return nil
 	}
 	return &res

@@ -21,6 +21,13 @@ import "go.temporal.io/sdk/workflow"
 // had shown ([interruptedReport]), where earlier turns reported 0 ms and
 // no output.
 //
+// Code 4 makes each attempt of a model call in the workflow, following
+// the provider's request_max_retries and stream_max_retries and logging a
+// model.retry event before each new attempt ([retryCode]), and ends a
+// failed turn's workflow as failed and an interrupted one's as canceled,
+// their result in the error's details ([turn.closeWith]); earlier turns
+// left the retries to Temporal and always completed.
+//
 // Code 5 runs the calls of one answer that only read side by side
 // ([turn.runTools]).
 //

@@ -155,6 +155,9 @@ func (l *eventLog) since(after int) []Event {
 // may not use encoding/json (workflowcheck flags its internals).
 func eventSize(e Event) int {
 	n := 300 + jsonLen(e.Error)
+	if e.Retry != nil {
+		n += 120
+	}
 	if it := e.Item; it != nil {
 		n += jsonLen(it.Text) + jsonLen(it.AggregatedOutput) + jsonLen(it.Command) + jsonLen(it.Cwd) + jsonLen(it.Message)
 		n += jsonLen(it.Server) + jsonLen(it.Tool) + jsonLen(it.Arguments) + jsonLen(it.Result)

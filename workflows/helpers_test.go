@@ -194,9 +194,14 @@ func toolOutput(t *testing.T, entries []harness.Entry, callID string) harness.En
 	return harness.Entry{}
 }
 
+// turnResult is a turn's result: what its workflow returned, or (a failed
+// or interrupted turn of turn code 4 or later) what its error carries.
 func turnResult(t *testing.T, env *testsuite.TestWorkflowEnvironment) TurnResult {
 	t.Helper()
 	require.True(t, env.IsWorkflowCompleted())
+	if res, ok := TurnResultOf(env.GetWorkflowError()); ok {
+		return res
+	}
 	require.NoError(t, env.GetWorkflowError())
 	var res TurnResult
 	require.NoError(t, env.GetWorkflowResult(&res))

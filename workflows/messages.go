@@ -67,6 +67,10 @@ const (
 	EventApprovalRequested = "approval.requested"
 	// EventApprovalResolved: the decision came (or the default applied).
 	EventApprovalResolved = "approval.resolved"
+	// EventModelRetry: a model call failed in a way worth another try,
+	// which comes after a pause (the event carries a [ModelRetry]; Error
+	// says what failed). Turns from turn code 4 on log it.
+	EventModelRetry = "model.retry"
 )
 
 // Approval decisions.
@@ -276,7 +280,10 @@ func CheckInput(what, text string) error {
 }
 
 // jsonSize is the length of v encoded as the data converter encodes it.
+// encoding/json writes map keys sorted, so the size does not depend on map
+// order (which is why workflowcheck is told to let it be).
 func jsonSize(v any) int {
+	//workflowcheck:ignore
 	b, err := json.Marshal(v)
 	if err != nil {
 		return 0
@@ -386,7 +393,30 @@ type Event struct {
 	Error  string         `json:"error,omitempty"`
 	// Approval is set on approval.requested and approval.resolved.
 	Approval *Approval `json:"approval,omitempty"`
+	// Retry is set on model.retry.
+	Retry *ModelRetry `json:"retry,omitempty"`
 }
+
+// ModelRetry says which attempt of a model call comes next, of how many,
+// and after how long.
+type ModelRetry struct {
+	// Attempt is the attempt about to be made (2 for the first retry),
+	// MaxAttempts the last one that may be.
+	Attempt     int   `json:"attempt"`
+	MaxAttempts int   `json:"max_attempts"`
+	DelayMs     int64 `json:"delay_ms"`
+	// Kind is RetryRequest (the request failed before the answer began)
+	// or RetryStream (the answer broke off or stalled).
+	Kind string `json:"kind"`
+	// HTTPStatus is the provider's status code, when it answered.
+	HTTPStatus int `json:"http_status,omitempty"`
+}
+
+// Kinds of [ModelRetry].
+const (
+	RetryRequest = "request"
+	RetryStream  = "stream"
+)
 
 // Approval is a tool call waiting for a person: what would run, where,
 // why it asks, and how to answer.

@@ -66,6 +66,9 @@ func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (
 	in.Budget = modelCallBudget
 	var res activities.ModelOutput
 	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res); err != nil {
+		if t.in.Code >= retryCode {
+			return nil, err // the attempt failed; the caller counts it
+		}
 		return nil, finalModelError(ctx, err)
 	}
 	return &res, nil
@@ -99,22 +102,21 @@ func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activ
 	if err := finalModelError(ctx, err); err != nil {
 		return nil, err
 	}
+	if t.in.Code >= retryCode && !isTimeout(err) {
+		return nil, err // the call itself failed: an attempt the caller counts
+	}
 	return t.callModelActivity(ctx, in)
 }
 
 // callModelActivity makes the call as a regular activity on the shared
-// queue, with heartbeats (the streamed text) and the full retry policy.
+// queue, with heartbeats (the streamed text) and, before turn code 4, the
+// full retry policy.
 func (t *turn) callModelActivity(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		HeartbeatTimeout:    t.modelHeartbeat(),
 		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    time.Second,
-			BackoffCoefficient: 2,
-			MaximumInterval:    time.Minute,
-			MaximumAttempts:    10,
-		},
+		RetryPolicy:         t.retryPolicy(),
 	})
 	var out activities.ModelOutput
 	if err := workflow.ExecuteActivity(actx, acts.CallModel, in).Get(ctx, &out); err != nil {
@@ -128,9 +130,7 @@ func (t *turn) callModelLocally(ctx workflow.Context, in activities.ModelInput) 
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10,
-		},
+		RetryPolicy:         t.retryPolicy(),
 	})
 	var out activities.ModelOutput
 	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -46,7 +47,7 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 			},
 			want:   []string{"local", "activity@calls-q", "activity", "local", "activity@calls-q", "activity"},
 			resume: []string{"h-1", "", "h-2", ""}},
-		{name: "a failure is retried afresh", code: turnCode,
+		{name: "a failure is retried afresh (before code 4)", code: 3,
 			budget: func(activities.ModelInput) (*activities.ModelOutput, error) {
 				return nil, errors.New("connection reset")
 			},
@@ -89,7 +90,7 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 					resume = append(resume, in.Resume)
 					mu.Unlock()
 					if tc.gone && in.Resume != "" {
-						return nil, errors.New("activity ScheduleToStart timeout")
+						return nil, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil)
 					}
 				}
 				if in.Step == 1 {

@@ -252,9 +252,15 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
 	err := t.child.Get(ctx, &res)
+	if r, ok := TurnResultOf(err); ok {
+		// A failed or interrupted turn of turn code 4 or later: its
+		// result comes with the error.
+		res, err = r, nil
+	}
 	if err != nil {
-		// The turn workflow reports its own failures as results; an error
-		// here means it was terminated or timed out from outside.
+		// The turn workflow reports its own failures as results (or with
+		// them); an error here means it was terminated or timed out from
+		// outside.
 		res = TurnResult{TurnID: q.TurnID, Number: q.Number, Status: StatusFailed,
 			Error: "turn ended abnormally: " + rootMessage(err), Transcript: t.st.Transcript, NextItem: t.st.NextItem,
 			Unsent: t.st.Unsent}

@@ -222,6 +222,15 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 		Reasoning: cfg.Reasoning,
 	}
+	if t.in.Code >= retryCode {
+		return t.callModelRetrying(ctx, in)
+	}
+	return t.callModelOnce(ctx, in)
+}
+
+// callModelOnce makes one attempt of a call (before turn code 4, with
+// Temporal's retries inside it).
+func (t *turn) callModelOnce(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
 	switch {
 	case t.localModelCall():
 		return t.callModelLocally(ctx, in)
@@ -284,7 +293,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	// Let event readers that are waiting see the end before the run closes.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
-	return res, nil
+	return t.closeWith(res)
 }
 
 func (t *turn) shouldContinueAsNew(ctx workflow.Context) bool {

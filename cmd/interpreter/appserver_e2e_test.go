@@ -34,10 +34,11 @@ type appServer struct {
 	done    chan struct{}
 }
 
-func (e *env) appServer(schema *schematest.Validator) *appServer {
+func (e *env) appServer(schema *schematest.Validator, extra ...string) *appServer {
 	e.t.Helper()
 	args := append([]string{"app-server"}, e.config()...)
 	args = append(args, "-c", "temporal.embedded=false")
+	args = append(args, extra...)
 	a := &appServer{t: e.t, cmd: exec.Command(binary, args...), lines: make(chan []byte, 10000), stderr: &syncBuffer{},
 		schema: schema, methods: map[string]string{}, done: make(chan struct{})}
 	a.cmd.Dir = e.work

@@ -9,8 +9,8 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 )
 
-// Rate limits, server errors and dropped streams are retried by the
-// activity retry policy; client errors fail the turn at once with the
+// Rate limits, server errors and dropped streams are retried (by the turn,
+// see retries_test.go); client errors fail the turn at once with the
 // provider's message.
 func TestProviderErrors(t *testing.T) {
 	cases := []struct {

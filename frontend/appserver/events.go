@@ -217,6 +217,9 @@ func (t *translator) userMessage(item map[string]any) []notification {
 
 // translate maps one logged item event.
 func (t *translator) translate(e workflows.Event) []notification {
+	if e.Type == workflows.EventModelRetry {
+		return []notification{t.retryNotice(e)}
+	}
 	it := e.Item
 	if it == nil {
 		return nil

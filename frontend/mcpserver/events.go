@@ -51,6 +51,9 @@ func (m *eventMapper) messages(e workflows.Event) []msg {
 		}
 		return []msg{taskStarted(e.TurnID)}
 	}
+	if e.Type == workflows.EventModelRetry {
+		return []msg{streamError(e)}
+	}
 	if e.Item == nil {
 		return nil
 	}
@@ -247,6 +250,29 @@ func summary(m msg) string {
 		return "agent message"
 	case "task_complete":
 		return "turn completed"
+	case "stream_error":
+		if text, ok := m["message"].(string); ok {
+			return text // the retry, as the client's progress shows it
+		}
 	}
 	return t
+}
+
+// streamError is Codex's stream_error message, sent for each retry of a
+// model call while it happens: message says which attempt comes next and
+// when, additional_details what failed.
+func streamError(e workflows.Event) msg {
+	var info any
+	if r := e.Retry; r != nil {
+		var status any
+		if r.HTTPStatus != 0 {
+			status = r.HTTPStatus
+		}
+		key := "http_connection_failed"
+		if r.Kind == workflows.RetryStream {
+			key = "response_stream_disconnected"
+		}
+		info = map[string]any{key: map[string]any{"http_status_code": status}}
+	}
+	return msg{"type": "stream_error", "message": workflows.RetryText(e), "codex_error_info": info, "additional_details": e.Error}
 }

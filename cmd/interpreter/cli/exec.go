@@ -380,7 +380,9 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	tc := workflows.ThreadConfig{
 		Model: model,
 		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
-			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers},
+			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers,
+			RequestMaxRetries: prov.RequestMaxRetries, StreamMaxRetries: prov.StreamMaxRetries,
+			StreamIdleTimeoutMs: idleTimeoutMs(prov.StreamIdleTimeoutMs)},
 		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		ImagesSupported: cfg.ModelSupportsImages,
 		Reasoning:       cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
@@ -537,4 +539,13 @@ func missingKey(tc workflows.ThreadConfig) error {
 		return nil
 	}
 	return exitf(1, "%s", activities.MissingKeyMessage(p))
+}
+
+// idleTimeoutMs is stream_idle_timeout_ms as the provider spec carries it
+// (0: the default).
+func idleTimeoutMs(ms *int) int64 {
+	if ms == nil || *ms <= 0 {
+		return 0
+	}
+	return int64(*ms)
 }

@@ -45,6 +45,10 @@ func (p *printer) jsonEvent(e workflows.Event) {
 		p.emit(map[string]any{"type": "turn.started"})
 	case workflows.EventItemStarted, workflows.EventItemUpdated, workflows.EventItemCompleted:
 		p.emit(map[string]any{"type": e.Type, "item": jsonItem(e.Item)})
+	case workflows.EventModelRetry:
+		// As `codex exec --json` shows an error notification that will
+		// be retried: a top-level error event, the turn going on.
+		p.emit(map[string]any{"type": "error", "message": workflows.RetryText(e)})
 	}
 	// turn.completed / turn.failed are printed by finish, from the turn's
 	// result, which also carries the final usage.
@@ -85,6 +89,9 @@ func jsonItem(it *workflows.Item) map[string]any {
 func (p *printer) humanEvent(e workflows.Event) {
 	w := p.io.Err
 	switch {
+	case e.Type == workflows.EventModelRetry:
+		fmt.Fprintf(w, "%s\n", workflows.RetryText(e))
+		return
 	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
 		printApproval(w, *e.Approval)
 		return

@@ -197,11 +197,16 @@ type Provider struct {
 	EnvHTTPHeaders map[string]string `toml:"env_http_headers"`
 	QueryParams    map[string]string `toml:"query_params"`
 
-	// Accepted for Codex compatibility.
+	// Retries of a model call, as Codex's keys say: a request that failed
+	// before the answer began is tried again up to request_max_retries
+	// times (default 4), an answer that broke off or sent nothing for
+	// stream_idle_timeout_ms (default 300000) up to stream_max_retries
+	// times (default 5). Both are capped at 100.
 	RequestMaxRetries   *int `toml:"request_max_retries"`
 	StreamMaxRetries    *int `toml:"stream_max_retries"`
 	StreamIdleTimeoutMs *int `toml:"stream_idle_timeout_ms"`
-	RequiresOpenAIAuth  bool `toml:"requires_openai_auth"`
+	// Accepted for Codex compatibility.
+	RequiresOpenAIAuth bool `toml:"requires_openai_auth"`
 }
 
 // Temporal holds the [temporal] section.
