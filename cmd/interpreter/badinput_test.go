@@ -59,8 +59,9 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 	}
 }
 
-// An unknown thread id and a prompt to a thread that is running a turn are
-// refused with a clear message; the running turn is not disturbed.
+// An unknown thread id and a turn id are refused with a clear message; a
+// prompt to a thread that is running a turn waits for it; the running turn
+// is not disturbed.
 func TestBadThreadRequestsAreRefused(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{DelayMs: 3000, Text: "slow"}}}}})
 	dev := e.startDev()
@@ -79,8 +80,11 @@ func TestBadThreadRequestsAreRefused(t *testing.T) {
 	if code := asTurn.wait(30 * time.Second); code != 2 || !strings.Contains(asTurn.stderr.String(), "that is a turn id ("+turnID+"); its thread is "+id) {
 		t.Fatalf("resume with a turn id: exit %d, stderr %s", code, asTurn.stderr)
 	}
+	// A prompt to a thread that is running a turn follows that turn to its
+	// end, then runs (see resume_e2e_test.go).
 	busy := e.exec("resume", id, "are you done?")
-	if code := busy.wait(30 * time.Second); code != 1 || !strings.Contains(busy.stderr.String(), "is running turn") {
+	if code := busy.wait(60 * time.Second); code != 0 || !strings.Contains(busy.stderr.String(), "following it to its end, then your prompt") ||
+		!strings.Contains(busy.stderr.String(), id+"/turn-2") {
 		t.Fatalf("busy thread: exit %d, stderr %s", code, busy.stderr)
 	}
 	if code := first.wait(60 * time.Second); code != 0 {
