@@ -280,20 +280,31 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 	go func() {
 		defer close(watched)
 		for {
+			// One more look once stopped: the request may have come
+			// since the last (the figure is then an upper bound).
+			stopped := false
+			select {
+			case <-stop:
+				stopped = true
+			default:
+			}
 			if w.model.Server.ArrivalsContaining(id) > before {
 				progressMu.Lock()
 				progressAt = time.Now()
 				progressMu.Unlock()
 				return
 			}
+			if stopped {
+				return
+			}
 			select {
 			case <-stop:
-				return
-			case <-time.After(10 * time.Millisecond):
+			case <-time.After(5 * time.Millisecond):
 			}
 		}
 	}()
-	defer func() { close(stop); <-watched }()
+	stopWatching := sync.OnceFunc(func() { close(stop); <-watched })
+	defer stopWatching()
 
 	if c.phase == phaseShell && c.target != killFrontEnd {
 		// The command died with its worker.
@@ -312,6 +323,7 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 		f.cont(thread, id+" again")
 	}
 	f.finish("again done " + id)
+	stopWatching()
 
 	progressMu.Lock()
 	took := progressAt.Sub(ready)
