@@ -580,8 +580,18 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 	a.until("thread/name/updated", 30*time.Second)
 	a.call("thread/archive", map[string]any{"threadId": id})
 	a.until("thread/archived", 30*time.Second)
-	list, _ := a.call("thread/list", map[string]any{"archived": true})
-	if data := list["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id || data[0].(map[string]any)["name"] != "ABC-2 login timeout" {
+	// thread/list reads Temporal's visibility store, which takes in a
+	// closed run a moment after it closed: wait for it (bounded).
+	var list map[string]any
+	listed := func(c *appServer, params map[string]any) func() bool {
+		return func() bool {
+			list, _ = c.call("thread/list", params)
+			data := list["data"].([]any)
+			return len(data) == 1 && data[0].(map[string]any)["id"] == id
+		}
+	}
+	waitUntil(t, listed(a, map[string]any{"archived": true}), 15*time.Second, "the archived thread in thread/list", func() string { return fmt.Sprint(list) })
+	if list["data"].([]any)[0].(map[string]any)["name"] != "ABC-2 login timeout" {
 		t.Fatalf("archived threads %v", list)
 	}
 	a.kill()
@@ -592,10 +602,7 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 		t.Fatalf("thread/unarchive %v", un)
 	}
 	b.until("thread/unarchived", 30*time.Second)
-	list, _ = b.call("thread/list", map[string]any{})
-	if data := list["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != id {
-		t.Fatalf("open threads after unarchive %v", list)
-	}
+	waitUntil(t, listed(b, map[string]any{}), 15*time.Second, "the unarchived thread among the open ones", func() string { return fmt.Sprint(list) })
 	b.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "after unarchive: go on"}}})
 	if st := noteParams(last(b.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn after unarchive %v", st)
