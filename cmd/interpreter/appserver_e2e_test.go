@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,17 +17,14 @@ import (
 // and stdout, as an orchestrator drives it. Every line it writes is
 // checked against the reference JSON Schema.
 type appServer struct {
+	*piped
 	t       *testing.T
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
 	lines   chan []byte
-	stderr  *syncBuffer
 	schema  *schematest.Validator
 	mu      sync.Mutex
 	methods map[string]string
 	nextID  int
 	seen    []map[string]any
-	done    chan struct{}
 }
 
 func (e *env) appServer(schema *schematest.Validator, extra ...string) *appServer {
@@ -39,38 +32,9 @@ func (e *env) appServer(schema *schematest.Validator, extra ...string) *appServe
 	args := append([]string{"app-server"}, e.config()...)
 	args = append(args, "-c", "temporal.embedded=false")
 	args = append(args, extra...)
-	a := &appServer{t: e.t, cmd: exec.Command(binary, args...), lines: make(chan []byte, 10000), stderr: &syncBuffer{},
-		schema: schema, methods: map[string]string{}, done: make(chan struct{})}
-	a.cmd.Dir = e.work
-	a.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
-	a.cmd.Stderr = a.stderr
-	var err error
-	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
-		e.t.Fatal(err)
-	}
-	out, err := a.cmd.StdoutPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := a.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			a.lines <- append([]byte(nil), sc.Bytes()...)
-		}
-		close(a.lines)
-	}()
-	go func() { _ = a.cmd.Wait(); close(a.done) }()
-	e.t.Cleanup(a.kill)
+	a := &appServer{t: e.t, lines: make(chan []byte, 10000), schema: schema, methods: map[string]string{}}
+	a.piped = e.startPiped(args, func(b []byte) { a.lines <- append([]byte(nil), b...) }, func() { close(a.lines) })
 	return a
-}
-
-func (a *appServer) kill() {
-	_ = a.cmd.Process.Signal(syscall.SIGKILL)
-	<-a.done
 }
 
 func (a *appServer) send(v any) {

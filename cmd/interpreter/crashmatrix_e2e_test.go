@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -627,11 +624,8 @@ func (f *mcpFE) finish(answer string) {
 // mcpStdio is `interpreter mcp-server` with newline-delimited JSON-RPC on
 // its stdin and stdout, every message it writes kept.
 type mcpStdio struct {
+	*piped
 	t      *testing.T
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *syncBuffer
-	done   chan struct{}
 	mu     sync.Mutex
 	msgs   []map[string]any
 	nextID int
@@ -639,47 +633,21 @@ type mcpStdio struct {
 
 func (e *env) mcpStdio() *mcpStdio {
 	e.t.Helper()
-	s := &mcpStdio{t: e.t, cmd: exec.Command(binary, "mcp-server"), stderr: &syncBuffer{}, done: make(chan struct{})}
-	s.cmd.Dir = e.work
-	s.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
-	s.cmd.Stderr = s.stderr
-	var err error
-	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
-		e.t.Fatal(err)
-	}
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) != nil {
-				m = map[string]any{"unparsed": sc.Text()}
-			}
-			s.mu.Lock()
-			s.msgs = append(s.msgs, m)
-			s.mu.Unlock()
+	s := &mcpStdio{t: e.t}
+	s.piped = e.startPiped([]string{"mcp-server"}, func(b []byte) {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			m = map[string]any{"unparsed": string(b)}
 		}
-		_ = s.cmd.Wait()
-		close(s.done)
-	}()
-	e.t.Cleanup(s.kill)
+		s.mu.Lock()
+		s.msgs = append(s.msgs, m)
+		s.mu.Unlock()
+	}, nil)
 	init := s.request("initialize", map[string]any{"protocolVersion": "2025-06-18",
 		"capabilities": map[string]any{"elicitation": map[string]any{}}, "clientInfo": map[string]any{"name": "crashmatrix", "version": "1"}})
 	s.response(init)
 	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	return s
-}
-
-func (s *mcpStdio) kill() {
-	_ = s.cmd.Process.Signal(syscall.SIGKILL)
-	<-s.done
 }
 
 func (s *mcpStdio) send(v any) {

@@ -203,3 +203,53 @@ func jsonLines(t *testing.T, out string) []map[string]any {
 
 var _ = context.Background
 var _ io.Reader
+
+// piped is the built binary started with args in e's home and working
+// directory, stdin a pipe, each stdout line handed to line (on one
+// goroutine, in order) and closed called when stdout ends (nil: nothing).
+// done is closed once the process has then been reaped; kill SIGKILLs it
+// and waits for that.
+type piped struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *syncBuffer
+	done   chan struct{}
+}
+
+func (e *env) startPiped(args []string, line func([]byte), closed func()) *piped {
+	e.t.Helper()
+	p := &piped{cmd: exec.Command(binary, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Dir = e.work
+	p.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
+	p.cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			line(sc.Bytes())
+		}
+		if closed != nil {
+			closed()
+		}
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	e.t.Cleanup(p.kill)
+	return p
+}
+
+func (p *piped) kill() {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -139,45 +136,23 @@ func (e *env) execStdin(stdin string, args ...string) *proc {
 
 // mcpRaw is an mcp-server spoken to by hand, line by line.
 type mcpRaw struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan map[string]any
-	stderr *syncBuffer
-	next   int
+	*piped
+	t     *testing.T
+	lines chan map[string]any
+	next  int
 }
 
 func (e *env) mcpRaw() *mcpRaw {
 	e.t.Helper()
 	args := append([]string{"mcp-server"}, e.config()...)
 	args = append(args, "-c", "temporal.embedded=false")
-	m := &mcpRaw{t: e.t, cmd: exec.Command(binary, args...), lines: make(chan map[string]any, 1000), stderr: &syncBuffer{}}
-	m.cmd.Dir = e.work
-	m.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
-	m.cmd.Stderr = m.stderr
-	var err error
-	if m.stdin, err = m.cmd.StdinPipe(); err != nil {
-		e.t.Fatal(err)
-	}
-	out, err := m.cmd.StdoutPipe()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	if err := m.cmd.Start(); err != nil {
-		e.t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var v map[string]any
-			if json.Unmarshal(sc.Bytes(), &v) == nil {
-				m.lines <- v
-			}
+	m := &mcpRaw{t: e.t, lines: make(chan map[string]any, 1000)}
+	m.piped = e.startPiped(args, func(b []byte) {
+		var v map[string]any
+		if json.Unmarshal(b, &v) == nil {
+			m.lines <- v
 		}
-		close(m.lines)
-	}()
-	e.t.Cleanup(func() { _ = m.cmd.Process.Signal(syscall.SIGKILL); _ = m.cmd.Wait() })
+	}, func() { close(m.lines) })
 	return m
 }
 
