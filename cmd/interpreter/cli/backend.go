@@ -206,6 +206,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		return c.SkillSettings(), nil
 	}
 	acts.MCPEnv = mcpEnv(cfg)
+	acts.NoShellSnapshot = !cfg.ShellSnapshots()
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return exitf(2, "%v", err)
