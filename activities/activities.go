@@ -39,6 +39,9 @@ type Activities struct {
 	// NoShellSnapshot runs login-shell commands (`bash -lc`) as given,
 	// reading the profile every time ([features] shell_snapshot = false).
 	NoShellSnapshot bool
+	// Warn tells the person running the worker something they should fix
+	// (a login profile that cannot be captured); nil: the activity logger.
+	Warn func(string)
 	// ShellSnapshotTimeout bounds reading the login profile for a
 	// snapshot; 0 means shellsnap.DefaultTimeout.
 	ShellSnapshotTimeout time.Duration

@@ -131,7 +131,11 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	prep := a.prepareShell(ctx, exe, shellsnap.Request{Argv: argv, Dir: root, Env: env, Policy: policy, Confined: sandboxed},
 		func() { activity.RecordHeartbeat(ctx, live.progress(in.CallID)) })
 	argv, env = prep.Argv, prep.Env
-	if prep.Warning != "" && activity.IsActivity(ctx) {
+	switch {
+	case prep.Warning == "":
+	case a.Warn != nil:
+		a.Warn(prep.Warning)
+	case activity.IsActivity(ctx):
 		activity.GetLogger(ctx).Warn("shell snapshot failed", "thread", in.ThreadID, "call", in.CallID, "warning", prep.Warning)
 	}
 	start := time.Now()
@@ -203,7 +207,7 @@ loop:
 	out.Sandboxed = sandboxed
 	out.ShellSnapshot = prep.Applied
 	if prep.Warning != "" {
-		out.Output += "\n" + prep.Warning
+		out.Output += "\n[" + prep.Warning + "]"
 	}
 	out.SandboxDenied = sandboxed && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
 	if timedOut {

@@ -104,8 +104,8 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 				e.taken = false // not the profile's fault: try again next time
 				return asGiven
 			}
-			warning = fmt.Sprintf("[shell snapshot: the login profile of %s could not be captured (%v); "+
-				"login-shell commands read it on every run until it changes]", login.Shell, err)
+			warning = fmt.Sprintf("shell snapshot: the login profile of %s could not be captured (%v); "+
+				"login-shell commands read it on every run until a profile file changes", login.Shell, err)
 			return Prepared{Argv: r.Argv, Env: r.Env, Warning: warning}
 		}
 		e.snap = &snap
@@ -114,7 +114,7 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 		return asGiven
 	}
 	if err := c.writeScript(e); err != nil {
-		return Prepared{Argv: r.Argv, Env: r.Env, Warning: "[shell snapshot: " + err.Error() + "]"}
+		return Prepared{Argv: r.Argv, Env: r.Env, Warning: "shell snapshot: " + err.Error()}
 	}
 	return Prepared{Argv: login.nonLogin(), Env: commandEnv(*e.snap, r.Env, r.Policy, e.script), Applied: true}
 }

@@ -207,6 +207,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	}
 	acts.MCPEnv = mcpEnv(cfg)
 	acts.NoShellSnapshot = !cfg.ShellSnapshots()
+	acts.Warn = func(msg string) { fmt.Fprintf(os.Stderr, "interpreter: warning: %s\n", msg) }
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return exitf(2, "%v", err)
