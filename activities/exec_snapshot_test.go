@@ -245,3 +245,26 @@ greet() { echo hi; }
 		}
 	}
 }
+
+// TestExecSnapshotScriptIsWrittenAgainWhenChanged: bash runs whatever the
+// restore script holds, so a changed one is replaced before it is used.
+func TestExecSnapshotScriptIsWrittenAgainWhenChanged(t *testing.T) {
+	a := newActs(t)
+	home := fakeHome(t, snapshotProfile)
+	if out, err := loginExec(a, home, "c1", "danger-full-access"); err != nil || out.Output != snapshotWant {
+		t.Fatalf("%+v %v", out, err)
+	}
+	scripts, _ := filepath.Glob(filepath.Join(a.Store.Dir(), "shell_snapshots", "*.sh"))
+	if len(scripts) != 1 {
+		t.Fatalf("restore scripts %q", scripts)
+	}
+	if err := os.WriteFile(scripts[0], []byte("echo tampered\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := loginExec(a, home, "c2", "danger-full-access"); err != nil || out.Output != snapshotWant {
+		t.Fatalf("after the change: %+v %v", out, err)
+	}
+	if n := runs(t, home); n != 1 {
+		t.Errorf("the profile ran %d times, want 1 (the snapshot itself was kept)", n)
+	}
+}

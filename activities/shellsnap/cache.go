@@ -71,13 +71,13 @@ type Prepared struct {
 
 // entry is the snapshot of one key, taken or failed at stamps.
 type entry struct {
-	mu       sync.Mutex
-	taken    bool
-	stamps   string
-	snap     *captured // nil: the capture failed
-	script   string
-	scriptAt fileStamp
-	used     time.Time
+	mu     sync.Mutex
+	taken  bool
+	stamps string
+	snap   *captured // nil: the capture failed
+	script string    // the restore script's path
+	text   string    // and its content
+	used   time.Time
 }
 
 // Prepare returns the command to run for r: a login bash as the non-login
@@ -97,7 +97,7 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	defer e.mu.Unlock()
 	var warning string
 	if !e.taken || e.stamps != stamps {
-		e.taken, e.stamps, e.snap = true, stamps, nil
+		e.taken, e.stamps, e.snap, e.script, e.text = true, stamps, nil, "", ""
 		snap, err := c.capturer().capture(ctx, login.Shell, r.Dir, r.Env, captureBoundary(r.Confined))
 		if err != nil {
 			if ctx.Err() != nil {
@@ -161,12 +161,18 @@ func (c *Cache) entry(k string) *entry {
 }
 
 // writeScript makes sure e's restore script is on disk as written: it is
-// named by its content, and written again if anything changed it.
+// named by its content, and written again if anything changed it (bash
+// runs whatever it holds, so it is read back, not only stat'ed).
 func (c *Cache) writeScript(e *entry) error {
-	if e.script != "" && statFile(e.script) == e.scriptAt {
-		return nil
+	if e.text == "" {
+		e.text = restoreScript(*e.snap)
 	}
-	text := restoreScript(*e.snap)
+	text := e.text
+	if e.script != "" {
+		if b, err := os.ReadFile(e.script); err == nil && string(b) == text {
+			return nil
+		}
+	}
 	sum := sha256.Sum256([]byte(text))
 	p := filepath.Join(c.Dir, hex.EncodeToString(sum[:16])+".sh")
 	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
@@ -187,7 +193,7 @@ func (c *Cache) writeScript(e *entry) error {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("writing the snapshot: %w", werr)
 	}
-	e.script, e.scriptAt = p, statFile(p)
+	e.script = p
 	return nil
 }
 
