@@ -95,7 +95,6 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	stamps := profileStamps(homeOf(r.Env))
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var warning string
 	if !e.taken || e.stamps != stamps {
 		e.taken, e.stamps, e.snap, e.script, e.text = true, stamps, nil, "", ""
 		snap, err := c.capturer().capture(ctx, login.Shell, r.Dir, r.Env, captureBoundary(r.Confined))
@@ -104,9 +103,9 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 				e.taken = false // not the profile's fault: try again next time
 				return asGiven
 			}
-			warning = fmt.Sprintf("shell snapshot: the login profile of %s could not be captured (%v); "+
+			asGiven.Warning = fmt.Sprintf("shell snapshot: the login profile of %s could not be captured (%v); "+
 				"login-shell commands read it on every run until a profile file changes", login.Shell, err)
-			return Prepared{Argv: r.Argv, Env: r.Env, Warning: warning}
+			return asGiven
 		}
 		e.snap = &snap
 	}
@@ -114,7 +113,8 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 		return asGiven
 	}
 	if err := c.writeScript(e); err != nil {
-		return Prepared{Argv: r.Argv, Env: r.Env, Warning: "shell snapshot: " + err.Error()}
+		asGiven.Warning = "shell snapshot: " + err.Error()
+		return asGiven
 	}
 	return Prepared{Argv: login.nonLogin(), Env: commandEnv(*e.snap, r.Env, r.Policy, e.script), Applied: true}
 }
