@@ -12,6 +12,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/interpreter-dev/interpreter/activities/shellsnap"
 	"github.com/interpreter-dev/interpreter/activities/skills"
 )
 
@@ -35,6 +36,15 @@ type Activities struct {
 	// os.Executable(). Tests point it at a binary that can act as the
 	// helper (see sandbox.RunHelperIfRequested).
 	Executable string
+	// NoShellSnapshot runs login-shell commands (`bash -lc`) as given,
+	// reading the profile every time ([features] shell_snapshot = false).
+	NoShellSnapshot bool
+	// Warn tells the person running the worker something they should fix
+	// (a login profile that cannot be captured); nil: the activity logger.
+	Warn func(string)
+	// ShellSnapshotTimeout bounds reading the login profile for a
+	// snapshot; 0 means shellsnap.DefaultTimeout.
+	ShellSnapshotTimeout time.Duration
 	// noPIDNamespace makes commands start as on a host without PID
 	// namespaces (tests of the fallback).
 	noPIDNamespace bool
@@ -65,6 +75,9 @@ type Activities struct {
 	MCPEnv map[string]map[string]string
 
 	clients *lru.Cache[string, any]
+
+	snapOnce sync.Once
+	snaps    *shellsnap.Cache
 
 	handoffOnce sync.Once
 	handoff     *handoffs

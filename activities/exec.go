@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/interpreter-dev/interpreter/activities/shellsnap"
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
@@ -69,6 +70,9 @@ type ExecOutput struct {
 	// looks like the sandbox stopped it (permission denied, read-only file
 	// system, no network).
 	SandboxDenied bool `json:"sandbox_denied,omitempty"`
+	// ShellSnapshot is set when a login shell (`bash -lc`) ran as a
+	// non-login one with the snapshot of its profile (see [shellsnap]).
+	ShellSnapshot bool `json:"shell_snapshot,omitempty"`
 }
 
 // DefaultMaxOutput is how much command output a model sees by default.
@@ -117,7 +121,23 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	for k, v := range in.Env {
 		env = append(env, k+"="+v)
 	}
+	// A login shell runs as a non-login one with the snapshot of its
+	// profile (the approval and the item keep the command as asked).
+	root := in.WorkspaceRoot
+	if root == "" {
+		root = in.Cwd
+	}
 	live := &liveTail{}
+	prep := a.prepareShell(ctx, exe, shellsnap.Request{Argv: argv, Dir: root, Env: env, Policy: policy, Confined: sandboxed},
+		func() { activity.RecordHeartbeat(ctx, live.progress(in.CallID)) })
+	argv, env = prep.Argv, prep.Env
+	switch {
+	case prep.Warning == "":
+	case a.Warn != nil:
+		a.Warn(prep.Warning)
+	case activity.IsActivity(ctx):
+		activity.GetLogger(ctx).Warn("shell snapshot failed", "thread", in.ThreadID, "call", in.CallID, "warning", prep.Warning)
+	}
 	start := time.Now()
 	// Every command runs through the helper, in every mode: it is what
 	// keeps the command's processes from outliving this worker.
@@ -185,6 +205,10 @@ loop:
 			DurationMs: out.DurationMs, FullOutput: logPath}, nil
 	}
 	out.Sandboxed = sandboxed
+	out.ShellSnapshot = prep.Applied
+	if prep.Warning != "" {
+		out.Output += "\n[" + prep.Warning + "]"
+	}
 	out.SandboxDenied = sandboxed && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
 	if timedOut {
 		out.Output += fmt.Sprintf("\n[command timed out after %d ms]", in.TimeoutMs)
@@ -310,4 +334,33 @@ func (h *headTail) String() string {
 		return string(h.head) + string(h.tail)
 	}
 	return fmt.Sprintf("%s\n[... %d bytes omitted of %d ...]\n%s", h.head, omitted, h.total, tail)
+}
+
+// snapshots is this worker's cache of login-shell snapshots, made on
+// first use (it needs our executable, the sandbox helper).
+func (a *Activities) snapshots(exe string) *shellsnap.Cache {
+	a.snapOnce.Do(func() {
+		a.snaps = &shellsnap.Cache{Dir: filepath.Join(a.Store.Dir(), "shell_snapshots"), Exe: exe,
+			NoPIDNamespace: a.noPIDNamespace, Timeout: a.ShellSnapshotTimeout, Disabled: a.NoShellSnapshot}
+	})
+	return a.snaps
+}
+
+// prepareShell runs [shellsnap.Cache.Prepare], heartbeating while a
+// capture reads the login profile (up to its timeout).
+func (a *Activities) prepareShell(ctx context.Context, exe string, r shellsnap.Request, heartbeat func()) shellsnap.Prepared {
+	done := make(chan shellsnap.Prepared, 1)
+	go func() { done <- a.snapshots(exe).Prepare(ctx, r) }()
+	tick := time.NewTicker(a.heartbeatEvery())
+	defer tick.Stop()
+	for {
+		select {
+		case p := <-done:
+			return p
+		case <-tick.C:
+			if activity.IsActivity(ctx) {
+				heartbeat()
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,14 +20,46 @@ import (
 //
 //	go test ./dev/devtest/ -run '^$' -bench Turn20 -benchtime 10x
 func BenchmarkTurn20EchoSteps(b *testing.B) {
+	benchTurn20(b, Start, `["echo","step"]`, WorkerOptions{Name: "bench"})
+}
+
+// BenchmarkTurn20Shell is the same turn on a file-backed server (as
+// `interpreter dev` keeps its state) with the commands asked for as
+// models ask for them, `["bash","-lc","echo step"]`, beside the argv
+// form; nosnapshot reads the login profile on every command
+// ([features] shell_snapshot = false). login-shell-alone is what
+// `bash -lc true` and `bash -c true` cost on this machine, without us.
+//
+//	go test ./dev/devtest/ -run '^$' -bench Turn20Shell -benchtime 5x
+func BenchmarkTurn20Shell(b *testing.B) {
+	b.Run("argv", func(b *testing.B) {
+		benchTurn20(b, StartFile, `["echo","step"]`, WorkerOptions{Name: "bench"})
+	})
+	b.Run("bash-lc", func(b *testing.B) {
+		benchTurn20(b, StartFile, `["bash","-lc","echo step"]`, WorkerOptions{Name: "bench"})
+	})
+	b.Run("bash-lc-nosnapshot", func(b *testing.B) {
+		benchTurn20(b, StartFile, `["bash","-lc","echo step"]`, WorkerOptions{Name: "bench", NoShellSnapshot: true})
+	})
+	for _, argv := range [][]string{{"bash", "-lc", "true"}, {"bash", "-c", "true"}} {
+		b.Run("login-shell-alone/"+strings.Join(argv[:2], ""), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/run")
+		})
+	}
+}
+
+func benchTurn20(b *testing.B, start func(testing.TB, *fakemodel.Script) *World, command string, wo WorkerOptions) {
 	const steps = 20
-	w := Start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
-		// argv form: `bash -lc` would add the login shell's start-up
-		// (~140 ms on this machine) to every step.
-		{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(`{"command":["echo","step"]}`)}}, Repeat: steps},
+	w := start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(`{"command":` + command + `}`)}}, Repeat: steps},
 		{Text: "done"},
 	}}}})
-	w.StartWorker(WorkerOptions{Name: "bench"})
+	w.StartWorker(wo)
 	ctx := context.Background()
 	cfg := w.Config("")
 	// The default is `interpreter exec`'s (local within a budget);
@@ -38,17 +71,18 @@ func BenchmarkTurn20EchoSteps(b *testing.B) {
 	case "0":
 		cfg.ModelCalls = workflows.ModelCallsActivity
 	}
-	// Warm up: first workflow and activity tasks, connections, caches.
+	// Warm up: first workflow and activity tasks, connections, caches
+	// (and the shell snapshot, taken on the first login shell).
 	w.RunTurn(ctx, cfg, "warm up")
 	b.ResetTimer()
-	start := time.Now()
+	begin := time.Now()
 	for i := 0; i < b.N; i++ {
 		_, res := w.RunTurn(ctx, cfg, "echo twenty times")
 		if res.Status != "completed" || res.Steps != steps+1 {
 			b.Fatalf("turn %s after %d steps: %s", res.Status, res.Steps, res.Error)
 		}
 	}
-	elapsed := time.Since(start)
+	elapsed := time.Since(begin)
 	b.StopTimer()
 	perTurn := elapsed / time.Duration(b.N)
 	b.ReportMetric(float64(perTurn.Milliseconds()), "ms/turn")

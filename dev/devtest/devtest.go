@@ -88,6 +88,9 @@ type WorkerOptions struct {
 	// must be the one whose interceptors that client carries.
 	Client  client.Client
 	Tracing *worker.Tracing
+	// NoShellSnapshot runs login shells as given (the profile read by
+	// every `bash -lc`), as [features] shell_snapshot = false does.
+	NoShellSnapshot bool
 	// SkillSettings say which skills are enabled (nil: all); the user's
 	// skills are looked up under <Dir>/user-home, never the real home.
 	SkillSettings func() (skills.Settings, error)
@@ -104,6 +107,7 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 	acts.MCPEnv = o.MCPEnv
 	acts.MemoryDir = filepath.Join(w.Dir, "memories")
 	acts.SkillSettings = o.SkillSettings
+	acts.NoShellSnapshot = o.NoShellSnapshot
 	acts.SkillsUserHome = filepath.Join(w.Dir, "user-home")
 	if acts.Home == "" {
 		acts.Home = filepath.Join(w.Dir, "interpreter-home")

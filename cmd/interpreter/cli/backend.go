@@ -206,6 +206,8 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		return c.SkillSettings(), nil
 	}
 	acts.MCPEnv = mcpEnv(cfg)
+	acts.NoShellSnapshot = !cfg.ShellSnapshots()
+	acts.Warn = func(msg string) { fmt.Fprintf(os.Stderr, "interpreter: warning: %s\n", msg) }
 	mem, err := memoryOptions(cfg)
 	if err != nil {
 		return exitf(2, "%v", err)

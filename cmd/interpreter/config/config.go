@@ -128,10 +128,27 @@ type Config struct {
 	// Skills say which skills are enabled (see [Skills]).
 	Skills Skills `toml:"skills"`
 
+	// Features holds the Codex [features] flags that mean something here;
+	// the others are Codex's and ignored with a warning.
+	Features Features `toml:"features"`
+
 	home    string
 	unknown []string
 	opts    Options
 	mcp     []MCPServer
+}
+
+// Features holds [features], with Codex's key names.
+type Features struct {
+	// ShellSnapshot runs login-shell commands (`bash -lc`) as non-login
+	// ones with a snapshot of the profile; nil means on, as in Codex.
+	ShellSnapshot *bool `toml:"shell_snapshot"`
+}
+
+// ShellSnapshots tells whether login-shell commands run with a snapshot
+// of the profile ([features] shell_snapshot, default on).
+func (c *Config) ShellSnapshots() bool {
+	return c.Features.ShellSnapshot == nil || *c.Features.ShellSnapshot
 }
 
 // WorkspaceWrite holds [sandbox_workspace_write], as in Codex.

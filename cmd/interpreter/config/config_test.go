@@ -424,3 +424,24 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestShellSnapshotFeature: Codex's [features] shell_snapshot turns the
+// snapshots off; the other Codex features stay Codex's (a warning).
+func TestShellSnapshotFeature(t *testing.T) {
+	setup(t, "")
+	if c := mustLoad(t, Options{Strict: true}); !c.ShellSnapshots() {
+		t.Error("snapshots are off by default")
+	}
+	setup(t, "[features]\nshell_snapshot = false\nunified_exec = true\n")
+	c := mustLoad(t, Options{})
+	if c.ShellSnapshots() {
+		t.Error("[features] shell_snapshot = false left them on")
+	}
+	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "features.unified_exec is Codex's") {
+		t.Errorf("warnings %q", w)
+	}
+	setup(t, "")
+	if c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.shell_snapshot=false"}}); c.ShellSnapshots() {
+		t.Error("-c features.shell_snapshot=false left them on")
+	}
+}

@@ -141,7 +141,8 @@ func editDistance(a, b string) int {
 
 // codexOnly are Codex's top-level keys that mean nothing here (its own
 // clients, the Codex SDK among them, pass some of them with -c): they are
-// named as such rather than as typos.
+// named as such rather than as typos. Of [features], only the keys of
+// [Features] mean something.
 var codexOnly = map[string]bool{
 	"openai_base_url": true, "chatgpt_base_url": true, "web_search": true, "tools": true, "tui": true,
 	"features": true, "notify": true, "history": true, "file_opener": true, "hide_agent_reasoning": true,

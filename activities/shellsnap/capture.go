@@ -1,0 +1,152 @@
+package shellsnap
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/sandbox"
+)
+
+// captureScript runs in the login shell after its profile: it prints,
+// between markers carrying a nonce only this capture knows ($1), the
+// exported variables (NUL-separated, so values may hold newlines) and the
+// functions, aliases and options. Whatever the profile printed comes
+// before the first marker and is dropped; the script's own errors go to
+// /dev/null.
+const captureScript = `exec 2>/dev/null
+m=$1
+printf '\n%s:env\n' "$m"; command -p env -0
+printf '\n%s:funcs\n' "$m"; declare -f
+printf '\n%s:aliases\n' "$m"; alias -p
+printf '\n%s:shopt\n' "$m"; shopt -p
+printf '\n%s:set\n' "$m"; set +o
+printf '\n%s:end\n' "$m"
+`
+
+// maxCapture bounds what a capture may print (an nvm profile defines
+// about 200 KB of functions).
+const maxCapture = 16 << 20
+
+// captured is what a login shell had set up after its profile.
+type captured struct {
+	env []string // NAME=VALUE, as env(1) printed them
+	// funcs, aliases, shopt and set are bash's own listings, which bash
+	// reads back as commands.
+	funcs, aliases, shopt, set string
+}
+
+// capturer runs the login shell of one capture.
+type capturer struct {
+	Exe            string
+	NoPIDNamespace bool
+	Timeout        time.Duration
+}
+
+// errTimeout means the profile did not finish in time.
+var errTimeout = errors.New("the login profile did not finish")
+
+// capture runs `SHELL -l -c captureScript` in dir with env, inside b,
+// stdin from /dev/null, bounded by c.Timeout.
+func (c capturer) capture(ctx context.Context, shell, dir string, env []string, b sandbox.Boundary) (captured, error) {
+	nonce := make([]byte, 16)
+	_, _ = rand.Read(nonce)
+	mark := "interpreter-snapshot-" + hex.EncodeToString(nonce)
+	out := &limited{max: maxCapture}
+	proc, err := sandbox.Start(sandbox.Spec{Exe: c.Exe, Argv: []string{shell, "-l", "-c", captureScript, shell, mark},
+		Boundary: b, Dir: dir, Env: env, Output: out, NoPIDNamespace: c.NoPIDNamespace})
+	if err != nil {
+		return captured{}, fmt.Errorf("starting %s: %w", shell, err)
+	}
+	t := time.NewTimer(c.Timeout)
+	defer t.Stop()
+	select {
+	case <-proc.Done():
+	case <-t.C:
+		proc.Kill()
+		<-proc.Done()
+		return captured{}, fmt.Errorf("%w within %v", errTimeout, c.Timeout)
+	case <-ctx.Done():
+		proc.Kill()
+		<-proc.Done()
+		return captured{}, ctx.Err()
+	}
+	setup, werr := proc.Wait()
+	switch {
+	case setup != "":
+		return captured{}, fmt.Errorf("the sandbox could not be applied: %s", setup)
+	case out.over:
+		return captured{}, fmt.Errorf("the login shell printed more than %d bytes", maxCapture)
+	}
+	snap, perr := parseCapture(out.bytes(), mark)
+	if perr != nil {
+		if werr != nil {
+			return captured{}, fmt.Errorf("the login shell failed (%v): %w", werr, perr)
+		}
+		return captured{}, perr
+	}
+	// A profile whose last command failed still set everything up: the
+	// markers show the script ran to its end.
+	return snap, nil
+}
+
+// parseCapture cuts the output of captureScript into its sections.
+func parseCapture(out []byte, mark string) (captured, error) {
+	names := []string{"env", "funcs", "aliases", "shopt", "set", "end"}
+	sections := make([]string, len(names))
+	at := 0
+	for i, n := range names {
+		m := []byte("\n" + mark + ":" + n + "\n")
+		j := bytes.Index(out[at:], m)
+		if j < 0 {
+			if i == 0 {
+				return captured{}, errors.New("the login shell exited before its profile finished (no snapshot printed)")
+			}
+			return captured{}, fmt.Errorf("the snapshot output was cut before its %s section", n)
+		}
+		if i > 0 {
+			sections[i-1] = string(out[at : at+j])
+		}
+		at += j + len(m)
+	}
+	var env []string
+	for _, kv := range strings.Split(sections[0], "\x00") {
+		if name, _, ok := strings.Cut(kv, "="); ok && name != "" {
+			env = append(env, kv)
+		}
+	}
+	if len(env) == 0 {
+		return captured{}, errors.New("the login shell printed no environment")
+	}
+	return captured{env: env, funcs: sections[1], aliases: sections[2], shopt: sections[3], set: sections[4]}, nil
+}
+
+// limited keeps up to max bytes and notes whether more came.
+type limited struct {
+	mu   sync.Mutex
+	max  int
+	buf  bytes.Buffer
+	over bool
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.buf.Len()+len(p) > l.max {
+		l.over = true
+		return len(p), nil
+	}
+	return l.buf.Write(p)
+}
+
+func (l *limited) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Bytes()
+}

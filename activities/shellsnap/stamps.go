@@ -1,0 +1,50 @@
+package shellsnap
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// profileFiles are what a login bash reads, directly or through the
+// usual `. ~/.bashrc` of ~/.profile; /etc/profile.d is a directory whose
+// own times change when a file is added or removed. A file these source
+// in turn (nvm.sh, ~/.cargo/env) is not watched.
+func profileFiles(home string) []string {
+	files := []string{"/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/bashrc"}
+	for _, f := range []string{".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_aliases"} {
+		files = append(files, filepath.Join(home, f))
+	}
+	return files
+}
+
+// fileStamp tells one version of a file from another.
+type fileStamp struct {
+	exists    bool
+	ino, size uint64
+	mtime     int64
+}
+
+func statFile(p string) fileStamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return fileStamp{}
+	}
+	s := fileStamp{exists: true, size: uint64(fi.Size()), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		s.ino = uint64(st.Ino)
+	}
+	return s
+}
+
+// profileStamps is the state of the profile files of home: when it
+// changes, the snapshot is taken again.
+func profileStamps(home string) string {
+	var b strings.Builder
+	for _, f := range profileFiles(home) {
+		fmt.Fprintf(&b, "%s %+v\n", f, statFile(f))
+	}
+	return b.String()
+}
