@@ -248,9 +248,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
-		WorkflowID:          q.TurnID,
-		StaticSummary:       "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
-		WaitForCancellation: true,
+		WorkflowID:            q.TurnID,
+		StaticSummary:         "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
+		WaitForCancellation:   true,
 		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
