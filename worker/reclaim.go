@@ -12,6 +12,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
 	failurepb "go.temporal.io/api/failure/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 )
@@ -19,11 +20,14 @@ import (
 // A worker killed under its activities leaves them started on the server,
 // which notices only when their heartbeat timeout runs out (5 s after the
 // last heartbeat), and leaves the workflows it ran bound to its sticky
-// queue. A worker starting on the same host can tell at once that a
-// process of this host is gone: it ends that process's started activities
-// as timed out, as the server would have a few seconds later (with the
-// last heartbeat the server kept, so a command's report is the same), and
-// sends their workflows' next tasks to the shared queue.
+// queue, where each of their next workflow tasks waits out the sticky
+// schedule-to-start timeout before the shared queue gets it. A worker
+// starting on the same host can tell at once that a process of this host
+// is gone: it ends that process's started activities as timed out, as the
+// server would have a few seconds later (with the last heartbeat the
+// server kept, so a command's report is the same), and sends the next
+// tasks of every open workflow that process ran last (turns waiting for
+// an approval, threads between turns) to the shared queue.
 
 // identityPattern reads host and pid from an identity made by [Identity].
 var identityPattern = regexp.MustCompile(`@([^/@ ]+)/(\d+)`)
@@ -57,29 +61,89 @@ const maxReclaimScan = 1000
 // was a dead process of this host, and returns how many it ended.
 func Reclaim(ctx context.Context, c client.Client, namespace, identity string) (int, error) {
 	host, _ := os.Hostname()
-	ended, seen := 0, 0
+	ended := 0
+	err := eachRunning(ctx, c, namespace, "WorkflowType = 'TurnWorkflow'", func(ex *commonpb.WorkflowExecution) error {
+		n, err := reclaimTurn(ctx, c, namespace, identity, host, ex)
+		ended += n
+		return err
+	})
+	return ended, err
+}
+
+// Unstick unbinds every open thread and turn that a dead process of this
+// host ran last from that process's sticky queue. A worker does it before
+// it polls, so a front end that acts the moment the worker is back (an
+// approval answered, a new turn) is not held up.
+func Unstick(ctx context.Context, c client.Client, namespace string) error {
+	host, _ := os.Hostname()
+	return eachRunning(ctx, c, namespace, "(WorkflowType = 'TurnWorkflow' OR WorkflowType = 'ThreadWorkflow')", func(ex *commonpb.WorkflowExecution) error {
+		return unstick(ctx, c, namespace, host, ex)
+	})
+}
+
+// eachRunning calls fn for each running workflow that query matches, up
+// to maxReclaimScan of them.
+func eachRunning(ctx context.Context, c client.Client, namespace, query string, fn func(*commonpb.WorkflowExecution) error) error {
+	seen := 0
 	var token []byte
 	for seen < maxReclaimScan {
 		page, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 			Namespace: namespace, PageSize: 100, NextPageToken: token,
-			Query: "WorkflowType = 'TurnWorkflow' AND ExecutionStatus = 'Running'",
+			Query: query + " AND ExecutionStatus = 'Running'",
 		})
 		if err != nil {
-			return ended, fmt.Errorf("listing running turns: %w", err)
+			return fmt.Errorf("listing running workflows: %w", err)
 		}
 		for _, ex := range page.GetExecutions() {
 			seen++
-			n, err := reclaimTurn(ctx, c, namespace, identity, host, ex.GetExecution())
-			if err != nil {
-				return ended, err
+			if err := fn(ex.GetExecution()); err != nil {
+				return err
 			}
-			ended += n
 		}
 		if token = page.GetNextPageToken(); len(token) == 0 {
-			break
+			return nil
 		}
 	}
-	return ended, nil
+	return nil
+}
+
+// lastTaskEvents is how many of a workflow's newest events unstick reads to
+// find its last workflow task's worker: a task's scheduled, started and
+// completed events come together, after at most a few others.
+const lastTaskEvents = 16
+
+// unstick resets the sticky queue of a workflow whose last workflow task
+// was taken by a dead process of this host, so its next task (an
+// approval's answer, a new turn) does not wait on a queue nobody polls.
+func unstick(ctx context.Context, c client.Client, namespace, host string, ex *commonpb.WorkflowExecution) error {
+	h, err := c.WorkflowService().GetWorkflowExecutionHistoryReverse(ctx, &workflowservice.GetWorkflowExecutionHistoryReverseRequest{
+		Namespace: namespace, Execution: ex, MaximumPageSize: lastTaskEvents,
+	})
+	if err != nil {
+		return nil // ended meanwhile, or too old a server: the sticky timeout still applies
+	}
+	if !goneHere(lastTaskWorker(h.GetHistory().GetEvents()), host) {
+		return nil
+	}
+	_, err = c.WorkflowService().ResetStickyTaskQueue(ctx, &workflowservice.ResetStickyTaskQueueRequest{Namespace: namespace, Execution: ex})
+	if err != nil {
+		return fmt.Errorf("resetting the sticky queue of %s: %w", ex.GetWorkflowId(), err)
+	}
+	return nil
+}
+
+// lastTaskWorker is the identity of the worker that took the newest
+// workflow task among events, newest first; "" when none shows.
+func lastTaskWorker(newestFirst []*historypb.HistoryEvent) string {
+	for _, ev := range newestFirst {
+		if a := ev.GetWorkflowTaskStartedEventAttributes(); a != nil {
+			return a.GetIdentity()
+		}
+		if a := ev.GetWorkflowTaskCompletedEventAttributes(); a != nil {
+			return a.GetIdentity()
+		}
+	}
+	return ""
 }
 
 func reclaimTurn(ctx context.Context, c client.Client, namespace, identity, host string, ex *commonpb.WorkflowExecution) (int, error) {
@@ -91,14 +155,6 @@ func reclaimTurn(ctx context.Context, c client.Client, namespace, identity, host
 	for _, pa := range d.GetPendingActivities() {
 		if pa.GetState() != enumspb.PENDING_ACTIVITY_STATE_STARTED || !goneHere(pa.GetLastWorkerIdentity(), host) {
 			continue
-		}
-		if ended == 0 {
-			// The workflow task that takes in the end goes to the
-			// shared queue, not to the dead worker's sticky one.
-			_, err := c.WorkflowService().ResetStickyTaskQueue(ctx, &workflowservice.ResetStickyTaskQueueRequest{Namespace: namespace, Execution: ex})
-			if err != nil {
-				return ended, fmt.Errorf("resetting the sticky queue of %s: %w", ex.GetWorkflowId(), err)
-			}
 		}
 		_, err := c.WorkflowService().RespondActivityTaskFailedById(ctx, &workflowservice.RespondActivityTaskFailedByIdRequest{
 			Namespace: namespace, WorkflowId: ex.GetWorkflowId(), RunId: ex.GetRunId(), ActivityId: pa.GetActivityId(),

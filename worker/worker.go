@@ -50,7 +50,8 @@ type Options struct {
 	// Namespace is the client's namespace (default "default").
 	Namespace string
 	// Reclaimed, when set, hears how a starting worker's [Reclaim] of a
-	// dead process's activities went; without it, no Reclaim runs.
+	// dead process's activities went (and an [Unstick] that failed);
+	// without it, neither runs.
 	Reclaimed func(n int, err error)
 }
 
@@ -85,6 +86,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
 	}
 	o.Activities.HostQueue = o.HostQueue
+	if o.Reclaimed != nil && !o.ToolsOnly {
+		unstickFirst(c, o)
+	}
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
@@ -152,6 +156,24 @@ func (w *Workers) Stop() {
 func handoffQueue(shared string) string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s-calls-%s-%d-%s", shared, host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%(1<<32), 36))
+}
+
+// unstickBudget bounds how long a starting worker spends on [Unstick]
+// before it polls; workflows it does not reach wait out the sticky
+// timeout instead.
+const unstickBudget = time.Second
+
+// unstickFirst runs [Unstick] once, before the worker polls.
+func unstickFirst(c client.Client, o Options) {
+	ns := o.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), unstickBudget)
+	defer cancel()
+	if err := Unstick(ctx, c, ns); err != nil && ctx.Err() == nil {
+		o.Reclaimed(0, err)
+	}
 }
 
 // reclaimInBackground runs [Reclaim] once, as the worker starts polling.

@@ -42,6 +42,7 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 		ID:                       nt.ThreadID,
 		TaskQueue:                nt.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowTaskTimeout:      ThreadTaskTimeout,
 		StaticSummary:            "thread: " + oneLine(req.Prompt, 100),
 		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd),
 		Memo:                     map[string]any{"title": oneLine(req.Prompt, 200), "cwd": nt.Config.Cwd},

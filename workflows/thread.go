@@ -14,6 +14,25 @@ import (
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
+// ThreadTaskTimeout is the workflow task timeout every thread starts with
+// (continued runs inherit it). A thread's tasks run no local activity and
+// replay at most threadHistoryLimit events, so they finish in a fraction of
+// it; a task that a killed worker had taken is retried after it, so it is
+// what a thread between turns loses to such a kill.
+const ThreadTaskTimeout = 2 * time.Second
+
+// turnTaskTimeout is a turn's workflow task timeout: short, so a turn
+// whose worker died with a task in hand moves on quickly. A local
+// activity that outlasts 80% of it costs the turn a task heartbeat (three
+// events) each time, so turns whose whole model calls run locally get a
+// longer one; budgeted calls wait in the task a quarter second at most.
+func turnTaskTimeout(cfg ThreadConfig) time.Duration {
+	if cfg.LocalModelCalls || cfg.ModelCalls == ModelCallsLocal {
+		return 5 * time.Second
+	}
+	return 2 * time.Second
+}
+
 // threadHistoryLimit is the history length past which an idle thread
 // continues as new.
 const threadHistoryLimit = 8000
@@ -229,12 +248,10 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
-		WorkflowID:          q.TurnID,
-		StaticSummary:       "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
-		WaitForCancellation: true,
-		// Short, so a turn whose worker died moves on quickly; local model
-		// calls keep the task alive with heartbeats.
-		WorkflowTaskTimeout:   5 * time.Second,
+		WorkflowID:            q.TurnID,
+		StaticSummary:         "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
+		WaitForCancellation:   true,
+		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	enumspb "go.temporal.io/api/enums/v1"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,7 +29,8 @@ import (
 // (counted by the lines it appends to a marker file) and no process of an
 // interrupted command survives (looked for in /proc by an environment
 // marker). The time from the restart (the restarted process ready, or the
-// new front end started) to the thread's next model request is logged;
+// new front end started) to the thread's next progress (its next model
+// request; in an approval cell, the approved command starting) is logged;
 // only a generous bound is asserted, the machine being noisy.
 //
 // A "worker" kill runs `interpreter worker` against a Temporal server of
@@ -259,6 +261,12 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 		}
 	}
 	before := w.model.Server.ArrivalsContaining(id)
+	// The turn's next progress: its next model request, or in an approval
+	// cell the approved command starting (it runs 1 s before the model is
+	// asked again).
+	progressed := func() bool {
+		return w.model.Server.ArrivalsContaining(id) > before || (c.phase == phaseApproval && lines("run") > 0)
+	}
 
 	// The kill and the restart.
 	var ready time.Time
@@ -268,8 +276,8 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 	} else {
 		ready = w.restart()
 	}
-	// The thread's next model request is its next progress; it is watched
-	// from now on, whatever the front end waits for meanwhile.
+	// The thread's next progress is watched from now on, whatever the
+	// front end waits for meanwhile.
 	var progressMu sync.Mutex
 	var progressAt time.Time
 	stop := make(chan struct{})
@@ -285,7 +293,7 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 				stopped = true
 			default:
 			}
-			if w.model.Server.ArrivalsContaining(id) > before {
+			if progressed() {
 				progressMu.Lock()
 				progressAt = time.Now()
 				progressMu.Unlock()
@@ -330,6 +338,25 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 		t.Fatalf("%s: the thread made no model request after the restart", id)
 	}
 	t.Logf("%s: restart to next progress %v", id, took.Round(time.Millisecond))
+	// CM_DEBUG=1 logs the events of the cell's thread and turns from a
+	// second before the restart, relative to it: where a slow cell's time
+	// went (a task on a dead worker's sticky queue, a task timeout).
+	if os.Getenv("CM_DEBUG") != "" {
+		dc := w.client()
+		for _, wid := range []string{thread, turn, thread + "/turn-2"} {
+			it := dc.GetWorkflowHistory(context.Background(), wid, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				e, err := it.Next()
+				if err != nil {
+					break
+				}
+				if e.GetEventTime().AsTime().After(ready.Add(-1 * time.Second)) {
+					t.Logf("DEBUG %s %s %v %s %s", id, wid[len(wid)-7:], e.GetEventTime().AsTime().Sub(ready).Round(time.Millisecond), e.GetEventType(), e.GetWorkflowTaskStartedEventAttributes().GetIdentity()+e.GetWorkflowTaskScheduledEventAttributes().GetTaskQueue().GetName())
+				}
+			}
+		}
+		dc.Close()
+	}
 	if took > progressBound {
 		t.Errorf("%s: restart to progress took %v, over %v", id, took, progressBound)
 	}

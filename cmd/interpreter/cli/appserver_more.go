@@ -111,6 +111,7 @@ func (a *appBackend) Unarchive(ctx context.Context, threadID string) (appserver.
 		ID:                       threadID,
 		TaskQueue:                a.cfg.Temporal.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowTaskTimeout:      workflows.ThreadTaskTimeout,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		StaticSummary:            "thread (app-server, unarchived)",
 		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", tc.Model, tc.Provider.ID, tc.Cwd),
