@@ -230,7 +230,8 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
 		WorkflowID:          q.TurnID,
-		StaticSummary:       "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
+		StaticSummary:       turnSummary(q.Number, q.Request.Prompt),
+		StaticDetails:       turnDetails(t.st.Config),
 		WaitForCancellation: true,
 		// Short, so a turn whose worker died moves on quickly; local model
 		// calls keep the task alive with heartbeats.
@@ -312,14 +313,6 @@ func (t *thread) applyOverrides(r StartTurnRequest) {
 		c.Reasoning.Summary = r.Summary
 	}
 	r.Timeouts.apply(c)
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
 }
 
 func rootMessage(err error) string {
