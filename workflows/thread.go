@@ -238,6 +238,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		WorkflowTaskTimeout:   5 * time.Second,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		TypedSearchAttributes: t.turnSearchAttributes(q),
 	})
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
@@ -288,7 +289,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		t.st.Turns = t.st.Turns[len(t.st.Turns)-maxKeptTurns:]
 	}
 	if t.st.Config.SearchAttributes {
-		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(res.Status), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
+		_ = workflow.UpsertTypedSearchAttributes(ctx, t.turnEndSearchAttributes(q, res, workflow.Now(ctx))...)
 	}
 }
 

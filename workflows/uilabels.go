@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -13,9 +14,34 @@ import (
 // live in user metadata, which replay does not compare, so changing one
 // never breaks a recorded history.
 
+// threadSummary is a thread's StaticSummary and [SASummary].
+func threadSummary(prompt string) string { return "thread: " + oneLine(prompt, 100) }
+
 // turnSummary heads a turn's page in the UI and names it under its thread.
 func turnSummary(number int, prompt string) string {
 	return "turn " + itoa(number) + ": " + oneLine(prompt, 80)
+}
+
+// turnSearchAttributes put the turn's summary in the list's column (the
+// child's start command is matched on replay by type alone, so they are
+// safe to add).
+func (t *thread) turnSearchAttributes(q QueuedTurn) temporal.SearchAttributes {
+	if !t.st.Config.SearchAttributes {
+		return temporal.SearchAttributes{}
+	}
+	return temporal.NewSearchAttributes(SASummary.ValueSet(turnSummary(q.Number, q.Request.Prompt)))
+}
+
+// turnEndSearchAttributes are upserted on the thread when a turn ends.
+// After the first turn they also carry the thread's summary, for threads
+// started without a prompt (app-server thread/start). Replay does not
+// compare an upsert's attributes, so adding one is safe.
+func (t *thread) turnEndSearchAttributes(q QueuedTurn, res TurnResult, now time.Time) []temporal.SearchAttributeUpdate {
+	up := []temporal.SearchAttributeUpdate{SAStatus.ValueSet(res.Status), SALastActivity.ValueSet(now.UTC())}
+	if q.Number == 1 {
+		up = append(up, SASummary.ValueSet(threadSummary(q.Request.Prompt)))
+	}
+	return up
 }
 
 // turnDetails is the turn's User Metadata details: what it ran with.

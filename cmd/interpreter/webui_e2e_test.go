@@ -18,10 +18,11 @@ import (
 
 // The Temporal Web UI that `interpreter dev` serves, looked at in a real
 // browser: headless Chromium (Debian's package) driven by puppeteer-core
-// (pinned in e2e/ui/package.json) through e2e/ui/check.mjs. A turn with a
-// shell command and a patch runs against the fake model; the check reads
-// the workflow list, the turn's Timeline, Event History and User Metadata
-// tab, including the summaries the UI renders as markdown in iframes.
+// (pinned in e2e/ui/package.json) through e2e/ui/check.mjs, in a fresh
+// browser profile as a first-time user's. A turn with a shell command and
+// a patch runs against the fake model; the check reads the workflow list,
+// the turn's Timeline, Event History and User Metadata tab, including the
+// summaries the UI renders as markdown in iframes.
 func TestWebUIShowsTheTurn(t *testing.T) {
 	chromium := findChromium(t)
 	dir := uiCheckDir(t)
@@ -57,9 +58,10 @@ func TestWebUIShowsTheTurn(t *testing.T) {
 		"shots":     shots,
 		"thread":    thread,
 		"turn":      thread + "/turn-1",
-		// The list's default columns: ids, types and statuses tell a
-		// thread from its turns (the prompt needs a column; README).
-		"list": []string{"ThreadWorkflow", "TurnWorkflow", "COMPLETED"},
+		// The list's columns as `interpreter dev` seeds them for a new
+		// browser: the summary (prompt) and the last turn's status.
+		"list": []string{"InterpreterSummary", "InterpreterStatus", "ThreadWorkflow", "TurnWorkflow",
+			"thread: " + prompt, "turn 1: " + prompt, "completed"},
 		// The Input box under the header opens with the turn's prompt.
 		"header": []string{`{"prompt":"` + prompt + `"`, `{"status":"completed"`},
 		"timeline": []string{
