@@ -59,14 +59,13 @@ func uiDefaultsScript(namespace string, labels []string) []byte {
 // added to the app's page.
 func uiProxy(addr, upstream string, script []byte) *http.Server {
 	target := &url.URL{Scheme: "http", Host: upstream}
-	rp := httputil.NewSingleHostReverseProxy(target)
-	director := rp.Director
-	rp.Director = func(r *http.Request) {
-		director(r)
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host
 		// Without the browser's Accept-Encoding the transport asks for gzip
 		// itself and hands ModifyResponse the decoded body to edit.
-		r.Header.Del("Accept-Encoding")
-	}
+		r.Out.Header.Del("Accept-Encoding")
+	}}
 	tag := []byte(`<head><script src="` + uiDefaultsPath + `"></script>`)
 	rp.ModifyResponse = func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
