@@ -46,8 +46,10 @@ async function pageText(page) {
 
 // expect waits until every text is on the page (the UI loads and decodes
 // in steps), then screenshots it; a text still missing at the deadline is
-// a problem.
-async function expect(page, name, texts) {
+// a problem. reload: the page does not refresh itself (the list, which
+// visibility fills a moment after a workflow changes), so reload it
+// between looks.
+async function expect(page, name, texts, reload = false) {
   const deadline = Date.now() + timeoutMs;
   let text = '';
   let missing = texts;
@@ -55,7 +57,8 @@ async function expect(page, name, texts) {
     text = await pageText(page);
     missing = texts.filter((t) => !text.includes(t));
     if (missing.length === 0) break;
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, reload ? 1000 : 250));
+    if (reload) await page.reload({ waitUntil: 'networkidle0', timeout: timeoutMs });
   }
   await page.screenshot({ path: path.join(want.shots, name + '.png') });
   for (const m of missing) {
@@ -75,7 +78,7 @@ async function open(url) {
 try {
   const ns = `${want.ui}/namespaces/${encodeURIComponent(want.namespace)}`;
   const list = await open(`${ns}/workflows`);
-  await expect(list, 'list', [want.thread, want.turn, ...(want.list || [])]);
+  await expect(list, 'list', [want.thread, want.turn, ...(want.list || [])], true);
 
   // The turn's page: the UI redirects to its latest run's Timeline.
   const turn = await open(`${ns}/workflows/${encodeURIComponent(want.turn)}`);
