@@ -132,7 +132,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	t.waiting++ // a person's wait does not count as a stall
 	if cfg.ApprovalTimeout > 0 {
 		var ok bool
-		ok, err = workflow.AwaitWithTimeout(ctx, cfg.ApprovalTimeout, decided)
+		ok, err = awaitNamed(ctx, cfg.ApprovalTimeout, "wait for approval · "+it.ID, decided)
 		timedOut = err == nil && !ok
 	} else {
 		err = workflow.Await(ctx, decided)

@@ -43,13 +43,14 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 		TaskQueue:                nt.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowTaskTimeout:      ThreadTaskTimeout,
-		StaticSummary:            "thread: " + oneLine(req.Prompt, 100),
+		StaticSummary:            threadSummary(req.Prompt),
 		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd),
 		Memo:                     map[string]any{"title": oneLine(req.Prompt, 200), "cwd": nt.Config.Cwd},
 	}
 	if nt.Config.SearchAttributes {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(
-			SAModel.ValueSet(nt.Config.Model), SACwd.ValueSet(nt.Config.Cwd), SAStatus.ValueSet(StatusInProgress))
+			SAModel.ValueSet(nt.Config.Model), SACwd.ValueSet(nt.Config.Cwd), SAStatus.ValueSet(StatusInProgress),
+			SASummary.ValueSet(threadSummary(req.Prompt)))
 	}
 	op := c.NewWithStartWorkflowOperation(opts, ThreadWorkflow, ThreadInput{ThreadID: nt.ThreadID, Config: nt.Config})
 	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

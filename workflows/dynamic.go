@@ -165,7 +165,7 @@ func (t *turn) runDynamic(ctx workflow.Context, c activities.DecodedCall, x harn
 
 	answered := func() bool { _, ok := t.answers[it.ID]; return ok }
 	t.waiting++
-	ok, err := workflow.AwaitWithTimeout(ctx, timeout, answered)
+	ok, err := awaitNamed(ctx, timeout, oneLine("wait for client tool · "+tool, 120), answered)
 	t.waiting--
 	ans, got := t.answers[it.ID]
 	delete(t.answers, it.ID)

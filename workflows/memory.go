@@ -72,7 +72,7 @@ func (t *thread) idleMemory(ctx workflow.Context, cond func() bool) error {
 	if idle <= 0 {
 		idle = DefaultMemoryIdle
 	}
-	ok, err := workflow.AwaitWithTimeout(ctx, idle, cond)
+	ok, err := awaitNamed(ctx, idle, "idle: extract memory after "+idle.String(), cond)
 	if err != nil || ok {
 		return err
 	}

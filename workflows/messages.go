@@ -417,11 +417,13 @@ type WaitResponse struct {
 
 // TurnResult is what a finished turn leaves in its thread.
 type TurnResult struct {
-	TurnID       string        `json:"turn_id"`
-	Number       int           `json:"number"`
+	// Status, Error and FinalMessage come first so the Result box on the
+	// turn's page in the Web UI starts with how the turn ended.
 	Status       string        `json:"status"`
 	Error        string        `json:"error,omitempty"`
 	FinalMessage string        `json:"final_message,omitempty"`
+	TurnID       string        `json:"turn_id"`
+	Number       int           `json:"number"`
 	Usage        harness.Usage `json:"usage"`
 	Steps        int           `json:"steps"`
 	Transcript   string        `json:"transcript"`

@@ -12,7 +12,16 @@ var (
 	SACwd          = temporal.NewSearchAttributeKeyKeyword("InterpreterCwd")
 	SAStatus       = temporal.NewSearchAttributeKeyKeyword("InterpreterStatus")
 	SALastActivity = temporal.NewSearchAttributeKeyTime("InterpreterLastActivity")
+	// SASummary is what a thread or turn is, as the Web UI's list shows it:
+	// "thread: <first prompt>" or "turn <n>: <prompt>" (the workflows'
+	// StaticSummary, which the list cannot show).
+	SASummary = temporal.NewSearchAttributeKeyKeyword("InterpreterSummary")
 )
+
+// UIListColumns are the Web UI list's columns `interpreter dev` starts a
+// browser with: the prompt and the last turn's status next to the
+// UI's own.
+var UIListColumns = []string{"Status", "Workflow ID", "Type", SASummary.GetName(), SAStatus.GetName(), "Start", "End"}
 
 // SearchAttributeTypes lists them for registration on a namespace.
 func SearchAttributeTypes() map[string]enumspb.IndexedValueType {
@@ -21,5 +30,6 @@ func SearchAttributeTypes() map[string]enumspb.IndexedValueType {
 		SACwd.GetName():          enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 		SAStatus.GetName():       enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 		SALastActivity.GetName(): enumspb.INDEXED_VALUE_TYPE_DATETIME,
+		SASummary.GetName():      enumspb.INDEXED_VALUE_TYPE_KEYWORD,
 	}
 }

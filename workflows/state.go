@@ -55,11 +55,13 @@ type QueuedTurn struct {
 
 // TurnInput starts (or continues as new) a turn.
 type TurnInput struct {
+	// Prompt comes first so the Input box on the turn's page in the Web UI
+	// starts with it.
+	Prompt     string       `json:"prompt"`
 	ThreadID   string       `json:"thread_id"`
 	TurnID     string       `json:"turn_id"`
 	Number     int          `json:"number"`
 	Config     ThreadConfig `json:"config"`
-	Prompt     string       `json:"prompt"`
 	Transcript string       `json:"transcript,omitempty"`
 	NextItem   int          `json:"next_item"`
 	// Unsent tool outputs of the previous turn, sent before the prompt.

@@ -106,7 +106,7 @@ func (t *turn) watchStall(ctx workflow.Context) (workflow.Context, func()) {
 				cancel()
 				return
 			}
-			if _, err := workflow.AwaitWithTimeout(g, left, func() bool { return t.waiting > 0 }); err != nil {
+			if _, err := awaitNamed(g, left, "stall watch · "+d.String(), func() bool { return t.waiting > 0 }); err != nil {
 				return
 			}
 		}

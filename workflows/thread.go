@@ -249,11 +249,13 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
 		WorkflowID:            q.TurnID,
-		StaticSummary:         "turn " + itoa(q.Number) + ": " + oneLine(q.Request.Prompt, 80),
+		StaticSummary:         turnSummary(q.Number, q.Request.Prompt),
+		StaticDetails:         turnDetails(t.st.Config),
 		WaitForCancellation:   true,
 		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		TypedSearchAttributes: t.turnSearchAttributes(q),
 	})
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
@@ -304,7 +306,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		t.st.Turns = t.st.Turns[len(t.st.Turns)-maxKeptTurns:]
 	}
 	if t.st.Config.SearchAttributes {
-		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(res.Status), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
+		_ = workflow.UpsertTypedSearchAttributes(ctx, t.turnEndSearchAttributes(q, res, workflow.Now(ctx))...)
 	}
 }
 
@@ -329,14 +331,6 @@ func (t *thread) applyOverrides(r StartTurnRequest) {
 		c.Reasoning.Summary = r.Summary
 	}
 	r.Timeouts.apply(c)
-}
-
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > max {
-		s = s[:max] + "…"
-	}
-	return s
 }
 
 func rootMessage(err error) string {

@@ -5,10 +5,12 @@
 package devserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,8 +47,12 @@ type Options struct {
 	// UIPort enables the Web UI on that port when > 0.
 	UIPort    int
 	Namespace string
-	// SearchAttributes are registered when the namespace is created.
+	// SearchAttributes are registered when the namespace is created, and
+	// added at start to a database that lacks some.
 	SearchAttributes map[string]enumspb.IndexedValueType
+	// UIListColumns, when set, are the Web UI list's columns for Namespace
+	// in a browser that has not chosen its own (see uidefaults.go).
+	UIListColumns []string
 	// Retention of closed executions (turns); default 30 days.
 	Retention time.Duration
 	// Verbose passes the server's warnings to stderr.
@@ -58,6 +64,7 @@ type Server struct {
 	level   zap.AtomicLevel
 	server  temporal.Server
 	ui      *uiserver.Server
+	uiProxy *http.Server
 	address string
 	uiURL   string
 }
@@ -119,9 +126,22 @@ func start(opts Options) (*Server, error) {
 	}
 	s := &Server{level: level, server: srv, address: net.JoinHostPort(localhost, strconv.Itoa(opts.Port))}
 	if opts.UIPort > 0 {
+		uiPort := opts.UIPort
+		if len(opts.UIListColumns) > 0 {
+			if uiPort, err = FreePort(); err != nil {
+				return nil, fmt.Errorf("picking a port for the web UI: %w", err)
+			}
+			s.uiProxy = uiProxy(net.JoinHostPort(localhost, strconv.Itoa(opts.UIPort)),
+				net.JoinHostPort(localhost, strconv.Itoa(uiPort)), uiDefaultsScript(opts.Namespace, opts.UIListColumns))
+			go func() {
+				if err := s.uiProxy.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+					fmt.Fprintf(os.Stderr, "interpreter: web UI stopped: %v\n", err)
+				}
+			}()
+		}
 		s.ui = uiserver.NewServer(uiserveroptions.WithConfigProvider(&uiconfig.Config{
 			Host:                localhost,
-			Port:                opts.UIPort,
+			Port:                uiPort,
 			TemporalGRPCAddress: s.address,
 			EnableUI:            true,
 			CORS:                uiconfig.CORS{CookieInsecure: true},
@@ -142,6 +162,12 @@ func start(opts Options) (*Server, error) {
 		}
 		return nil, fmt.Errorf("starting temporal server: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := ensureSearchAttributes(ctx, s.address, opts.Namespace, opts.SearchAttributes); err != nil {
+		s.Stop()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -150,6 +176,9 @@ func (s *Server) Stop() {
 	// Shutting down makes every service log the calls it cancels; none of
 	// that is news to the user.
 	s.level.SetLevel(zap.FatalLevel)
+	if s.uiProxy != nil {
+		_ = s.uiProxy.Close()
+	}
 	if s.ui != nil {
 		s.ui.Stop()
 	}

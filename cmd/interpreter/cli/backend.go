@@ -162,7 +162,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 	}
 	srv, err := devserver.Start(devserver.Options{
 		DBFile: eo.DBFile, Ephemeral: eo.Ephemeral, Port: eo.Port, UIPort: eo.UIPort,
-		Namespace: cfg.Temporal.Namespace, SearchAttributes: workflows.SearchAttributeTypes(),
+		Namespace: cfg.Temporal.Namespace, SearchAttributes: workflows.SearchAttributeTypes(), UIListColumns: workflows.UIListColumns,
 	})
 	if err != nil {
 		stopTracing(tr)
