@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -69,7 +70,7 @@ func TestFollowingATurnLeavesItsHistoryAlone(t *testing.T) {
 
 	// Watched by two followers from the start.
 	id := fmt.Sprintf("watched-%d", time.Now().UnixNano())
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
 		workflows.StartTurnRequest{Prompt: "run it three times"})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestFollowingATurnLeavesItsHistoryAlone(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = workflows.FollowTurnResult(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+			_, errs[i] = threads.Follow(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
 				if e.Seq == seen[i]+1 {
 					seen[i] = e.Seq
 				}

@@ -26,6 +26,7 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -254,16 +255,16 @@ func (a *appBackend) Thread(ctx context.Context, id string) (appserver.ThreadInf
 	d, err := a.b.client.DescribeWorkflowExecution(ctx, id, "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
-		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, id)
+		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, id)
 	}
 	if err != nil {
 		return appserver.ThreadInfo{}, err
 	}
 	ex := d.GetWorkflowExecutionInfo()
 	if ex.GetType().GetName() != "ThreadWorkflow" {
-		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, id)
+		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, id)
 	}
-	v, err := workflows.GetThread(ctx, a.b.client, id)
+	v, err := threads.Read(ctx, a.b.client, id)
 	if err != nil {
 		return appserver.ThreadInfo{}, err
 	}
@@ -374,7 +375,7 @@ func (a *appBackend) StartTurn(ctx context.Context, threadID string, req workflo
 			return workflows.StartTurnResponse{}, &appserver.SettingsError{Err: fmt.Errorf("working directory %s does not exist", req.Cwd)}
 		}
 	}
-	return workflows.StartTurn(ctx, a.b.client, threadID, req)
+	return threads.Reply(ctx, a.b.client, threadID, req)
 }
 
 // turnPrompt reads the prompt a turn started with from the first event of
@@ -430,15 +431,15 @@ func (a *appBackend) TurnLog(ctx context.Context, turnID string) (appserver.Turn
 }
 
 func (a *appBackend) Follow(ctx context.Context, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
-	return workflows.FollowTurnResult(ctx, a.b.client, turnID, after, fn)
+	return threads.Follow(ctx, a.b.client, turnID, after, fn)
 }
 
 func (a *appBackend) Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error) {
-	return workflows.TurnOutcome(ctx, a.b.client, turnID)
+	return threads.Outcome(ctx, a.b.client, turnID)
 }
 
 func (a *appBackend) Interrupt(ctx context.Context, threadID string) error {
-	return workflows.Interrupt(ctx, a.b.client, threadID)
+	return threads.Interrupt(ctx, a.b.client, threadID)
 }
 
 // tomlLiteral writes a JSON value (the protocol's `config` values) as a
@@ -563,7 +564,7 @@ func (a *appBackend) latestRun(ctx context.Context, id, runID string) bool {
 // Live reads a turn's running commands' output and its model calls'
 // streamed text from their heartbeats.
 func (a *appBackend) Live(turnID string) appserver.LiveReader {
-	return workflows.NewLiveOutput(a.b.client, turnID)
+	return threads.NewLiveOutput(a.b.client, turnID)
 }
 
 // instructionSources are the instructions files a turn of tc would read,

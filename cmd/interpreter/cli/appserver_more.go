@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -23,10 +24,10 @@ import (
 func (a *appBackend) Pending(ctx context.Context, turnID string) (appserver.Pending, error) {
 	var p appserver.Pending
 	var err error
-	if p.Approvals, err = workflows.PendingTurnApprovals(ctx, a.b.client, turnID); err != nil {
+	if p.Approvals, err = threads.TurnApprovals(ctx, a.b.client, turnID); err != nil {
 		return p, fmt.Errorf("pending approvals of %s: %w", turnID, err)
 	}
-	if p.Dynamic, err = workflows.PendingDynamicCalls(ctx, a.b.client, turnID); err != nil {
+	if p.Dynamic, err = threads.DynamicCalls(ctx, a.b.client, turnID); err != nil {
 		return p, fmt.Errorf("pending dynamic tool calls of %s: %w", turnID, err)
 	}
 	return p, nil
@@ -44,14 +45,14 @@ func (a *appBackend) Decide(ctx context.Context, turnID string, d workflows.Appr
 }
 
 func (a *appBackend) AnswerDynamic(ctx context.Context, turnID string, ans workflows.DynamicAnswer) error {
-	return workflows.AnswerDynamic(ctx, a.b.client, turnID, ans)
+	return threads.AnswerDynamic(ctx, a.b.client, turnID, ans)
 }
 
 // Steer sends the input to the turn; a turn its thread accepted a moment
 // ago may not have started its workflow yet, so that is waited for.
 func (a *appBackend) Steer(ctx context.Context, threadID, turnID, prompt string) error {
 	for attempt := 0; ; attempt++ {
-		_, err := workflows.SteerTurn(ctx, a.b.client, workflows.SteerRequest{ThreadID: threadID, TurnID: turnID, Prompt: prompt})
+		_, err := threads.Steer(ctx, a.b.client, workflows.SteerRequest{ThreadID: threadID, TurnID: turnID, Prompt: prompt})
 		var nf *serviceerror.NotFound
 		if err == nil || !errors.As(err, &nf) || attempt >= 100 {
 			return err
@@ -65,17 +66,17 @@ func (a *appBackend) Steer(ctx context.Context, threadID, turnID, prompt string)
 }
 
 func (a *appBackend) SetName(ctx context.Context, threadID, name string) error {
-	err := workflows.SetThreadName(ctx, a.b.client, threadID, name)
+	err := threads.SetName(ctx, a.b.client, threadID, name)
 	if err != nil {
-		if open, oerr := workflows.ThreadOpen(ctx, a.b.client, threadID); oerr == nil && !open {
-			return fmt.Errorf("%w: %s", workflows.ErrThreadArchived, threadID)
+		if open, oerr := threads.Open(ctx, a.b.client, threadID); oerr == nil && !open {
+			return fmt.Errorf("%w: %s", threads.ErrThreadArchived, threadID)
 		}
 	}
 	return err
 }
 
 func (a *appBackend) Archive(ctx context.Context, threadID string) error {
-	return workflows.ArchiveThread(ctx, a.b.client, threadID)
+	return threads.Archive(ctx, a.b.client, threadID)
 }
 
 // Unarchive starts a new run of an archived thread's workflow, under the
@@ -84,7 +85,7 @@ func (a *appBackend) Archive(ctx context.Context, threadID string) error {
 func (a *appBackend) Unarchive(ctx context.Context, threadID string) (appserver.ThreadInfo, error) {
 	d, err := a.b.client.DescribeWorkflowExecution(ctx, threadID, "")
 	if err != nil {
-		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, threadID)
+		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, threadID)
 	}
 	ex := d.GetWorkflowExecutionInfo()
 	switch ex.GetStatus() {
@@ -95,7 +96,7 @@ func (a *appBackend) Unarchive(ctx context.Context, threadID string) (appserver.
 		return appserver.ThreadInfo{}, fmt.Errorf("thread %s was not archived but ended %s; it cannot be brought back",
 			threadID, strings.ToLower(ex.GetStatus().String()))
 	}
-	st, err := workflows.ThreadStateOf(ctx, a.b.client, threadID)
+	st, err := threads.State(ctx, a.b.client, threadID)
 	if err != nil {
 		return appserver.ThreadInfo{}, fmt.Errorf("reading the archived state of %s: %w", threadID, err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
 	"github.com/interpreter-dev/interpreter/sandbox"
@@ -196,7 +197,7 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		return r.run(ctx)
 	}
 	threadID = newThreadID()
-	resp, err := workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}, req)
+	resp, err := threads.Start(ctx, b.client, threads.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}, req)
 	if err != nil {
 		return turnExit(threadID, err)
 	}
@@ -216,10 +217,10 @@ func (e *ExecCmd) announce(cfg *config.Config, b *backend, stdio Stdio, threadID
 
 // turnExit turns the errors of starting a turn into exit errors.
 func turnExit(threadID string, err error) error {
-	if errors.Is(err, workflows.ErrThreadNotFound) {
+	if errors.Is(err, threads.ErrThreadNotFound) {
 		return exitf(1, "thread not found: %s", threadID)
 	}
-	if errors.Is(err, workflows.ErrThreadArchived) {
+	if errors.Is(err, threads.ErrThreadArchived) {
 		return exitf(1, "thread %s is archived; it takes no more turns", threadID)
 	}
 	return exitf(1, "%v", rootCause(err))
@@ -262,7 +263,7 @@ func (e *ExecCmd) watch(ctx context.Context, b *backend, p *printer, threadID, t
 		case <-ctx.Done():
 			fmt.Fprintf(p.io.Err, "interpreter: interrupting turn %s\n", turnID)
 			ictx, icancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = workflows.Interrupt(ictx, b.client, threadID)
+			_ = threads.Interrupt(ictx, b.client, threadID)
 			icancel()
 			time.AfterFunc(15*time.Second, cancel)
 		case <-fctx.Done():
@@ -274,10 +275,10 @@ func (e *ExecCmd) watch(ctx context.Context, b *backend, p *printer, threadID, t
 			e.answer(fctx, b, p.io, *ev.Approval)
 		}
 	}
-	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, onEvent); err != nil {
+	if err := threads.FollowTurn(fctx, b.client, turnID, 0, onEvent); err != nil {
 		return workflows.TurnResult{}, exitf(1, "following turn %s: %v", turnID, err)
 	}
-	res, err := workflows.TurnOutcome(fctx, b.client, turnID)
+	res, err := threads.Outcome(fctx, b.client, turnID)
 	if err != nil {
 		return res, exitf(1, "reading the result of turn %s: %v", turnID, err)
 	}
@@ -290,7 +291,7 @@ func (e *ExecCmd) watch(ctx context.Context, b *backend, p *printer, threadID, t
 // is told. An approval already decided (elsewhere, or before this front
 // end attached) is left alone.
 func (e *ExecCmd) answer(ctx context.Context, b *backend, stdio Stdio, a workflows.Approval) {
-	pending, err := workflows.PendingApprovals(ctx, b.client, a.ThreadID)
+	pending, err := threads.PendingApprovals(ctx, b.client, a.ThreadID)
 	if err != nil {
 		return
 	}
@@ -328,7 +329,7 @@ func (e *ExecCmd) answer(ctx context.Context, b *backend, stdio Stdio, a workflo
 		fmt.Fprintf(stdio.Err, "interpreter: %s needs approval and stdin is not a terminal: denied (the model is told). "+
 			"To decide yourself, run in a terminal, or keep this thread waiting with `interpreter approve`.\n", a.ItemID)
 	}
-	if _, err := workflows.DecideApproval(ctx, b.client, workflows.ApprovalDecision{ThreadID: a.ThreadID, ItemID: a.ItemID, Decision: decision}); err != nil {
+	if _, err := threads.Decide(ctx, b.client, workflows.ApprovalDecision{ThreadID: a.ThreadID, ItemID: a.ItemID, Decision: decision}); err != nil {
 		fmt.Fprintf(stdio.Err, "interpreter: %v\n", rootCause(err))
 	}
 }

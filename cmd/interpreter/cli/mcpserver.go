@@ -10,6 +10,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/frontend/mcpserver"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -127,7 +128,7 @@ func (m *mcpBackend) NewThread(ctx context.Context, args mcpserver.CodexArgs) (m
 	}
 	tc.SearchAttributes = m.sa
 	id := newThreadID()
-	resp, err := workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: id, TaskQueue: cfg.Temporal.TaskQueue, Config: tc},
+	resp, err := threads.Start(ctx, b.client, threads.NewThread{ThreadID: id, TaskQueue: cfg.Temporal.TaskQueue, Config: tc},
 		workflows.StartTurnRequest{Prompt: args.Prompt})
 	if err != nil {
 		return mcpserver.Started{}, rootCause(err)
@@ -145,7 +146,7 @@ func (m *mcpBackend) Reply(ctx context.Context, threadID, prompt string) (mcpser
 		return mcpserver.Started{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := workflows.StartTurn(ctx, b.client, threadID, workflows.StartTurnRequest{Prompt: prompt})
+		resp, err := threads.Reply(ctx, b.client, threadID, workflows.StartTurnRequest{Prompt: prompt})
 		if err == nil {
 			fmt.Fprintf(m.log, "interpreter: mcp-server: thread %s · %s\n", threadID, resp.TurnID)
 			return mcpserver.Started{ThreadID: threadID, TurnID: resp.TurnID}, nil
@@ -154,7 +155,7 @@ func (m *mcpBackend) Reply(ctx context.Context, threadID, prompt string) (mcpser
 		if attempt >= 100 || !strings.Contains(msg, "is running turn") && !strings.Contains(msg, "waiting to start") {
 			return mcpserver.Started{}, rootCause(err)
 		}
-		if now, qerr := workflows.GetThread(ctx, b.client, threadID); qerr == nil && now.RunningTurn != "" {
+		if now, qerr := threads.Read(ctx, b.client, threadID); qerr == nil && now.RunningTurn != "" {
 			return mcpserver.Started{}, &mcpserver.BusyError{ThreadID: threadID, TurnID: now.RunningTurn}
 		}
 		// A queued turn is about to start: look again shortly.
@@ -171,7 +172,7 @@ func (m *mcpBackend) Follow(ctx context.Context, turnID string, fn func(workflow
 	if err != nil {
 		return nil, err
 	}
-	return workflows.FollowTurnResult(ctx, b.client, turnID, 0, fn)
+	return threads.Follow(ctx, b.client, turnID, 0, fn)
 }
 
 func (m *mcpBackend) Outcome(ctx context.Context, turnID string) (workflows.TurnResult, error) {
@@ -179,7 +180,7 @@ func (m *mcpBackend) Outcome(ctx context.Context, turnID string) (workflows.Turn
 	if err != nil {
 		return workflows.TurnResult{}, err
 	}
-	return workflows.TurnOutcome(ctx, b.client, turnID)
+	return threads.Outcome(ctx, b.client, turnID)
 }
 
 func (m *mcpBackend) Decide(ctx context.Context, d workflows.ApprovalDecision) error {
@@ -187,7 +188,7 @@ func (m *mcpBackend) Decide(ctx context.Context, d workflows.ApprovalDecision) e
 	if err != nil {
 		return err
 	}
-	_, err = workflows.DecideApproval(ctx, b.client, d)
+	_, err = threads.Decide(ctx, b.client, d)
 	return err
 }
 
@@ -196,7 +197,7 @@ func (m *mcpBackend) Interrupt(ctx context.Context, threadID string) error {
 	if err != nil {
 		return err
 	}
-	return workflows.Interrupt(ctx, b.client, threadID)
+	return threads.Interrupt(ctx, b.client, threadID)
 }
 
 // Live reads the turn's running commands' output from their heartbeats.
@@ -209,5 +210,5 @@ func (m *mcpBackend) Live(turnID string) mcpserver.LiveReader {
 	if m.b == nil {
 		return nil
 	}
-	return workflows.NewLiveOutput(m.b.client, turnID)
+	return threads.NewLiveOutput(m.b.client, turnID)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/devtest"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/frontend/mcpserver"
-	"github.com/interpreter-dev/interpreter/workflows"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 )
 
 // BenchmarkMCPCodexAndReply measures, through an MCP client, a codex call
@@ -73,7 +73,7 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 func awaitSettled(b *testing.B, w *devtest.World, threadID string) {
 	ctx := context.Background()
 	for {
-		v, err := workflows.GetThread(ctx, w.Client, threadID)
+		v, err := threads.Read(ctx, w.Client, threadID)
 		if err != nil {
 			b.Fatal(err)
 		}

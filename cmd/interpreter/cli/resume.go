@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -28,7 +29,7 @@ type resumer struct {
 
 func (r *resumer) run(ctx context.Context) error {
 	for {
-		v, err := workflows.GetThread(ctx, r.b.client, r.threadID)
+		v, err := threads.Read(ctx, r.b.client, r.threadID)
 		if err != nil {
 			return turnExit(r.threadID, err)
 		}
@@ -52,7 +53,7 @@ func (r *resumer) run(ctx context.Context) error {
 		if err := checkPrompt(r.req.Prompt); err != nil {
 			return err
 		}
-		resp, err := workflows.StartTurn(ctx, r.b.client, r.threadID, r.req)
+		resp, err := threads.Reply(ctx, r.b.client, r.threadID, r.req)
 		if err != nil && strings.Contains(err.Error(), "is running turn") {
 			continue // another client's turn came first: follow it too
 		}

@@ -1,9 +1,10 @@
-package workflows
+package threads
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/interpreter-dev/interpreter/workflows"
 	"strings"
 	"time"
 
@@ -16,6 +17,15 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
+// oneLine is s on one line, cut after max bytes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return s
+}
+
 // ErrThreadNotFound means no thread workflow has the given id.
 var ErrThreadNotFound = errors.New("thread not found")
 
@@ -23,20 +33,14 @@ var ErrThreadNotFound = errors.New("thread not found")
 type NewThread struct {
 	ThreadID  string
 	TaskQueue string
-	Config    ThreadConfig
+	Config    workflows.ThreadConfig
 }
 
-// StartThread creates a thread workflow and sends its first turn in one
+// Start creates a thread workflow and sends its first turn in one
 // call (update-with-start), so there is never a thread without its turn.
-func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTurnRequest) (StartTurnResponse, error) {
-	if err := CheckInput("Input", req.Prompt); err != nil {
-		return StartTurnResponse{}, err
-	}
-	if err := CheckThreadConfig(nt.Config); err != nil {
-		return StartTurnResponse{}, err
-	}
-	if a, b := jsonSize(nt.Config), jsonSize(req.Prompt); a+b > maxTurnInputBytes {
-		return StartTurnResponse{}, fmt.Errorf("input refused: this input (%d bytes as JSON) and the thread's settings (%d bytes) exceed the %d bytes a turn may start with", b, a, maxTurnInputBytes)
+func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
+	if err := workflows.CheckThreadStart(nt.Config, req.Prompt); err != nil {
+		return workflows.StartTurnResponse{}, err
 	}
 	opts := client.StartWorkflowOptions{
 		ID:                       nt.ThreadID,
@@ -48,51 +52,33 @@ func StartThread(ctx context.Context, c client.Client, nt NewThread, req StartTu
 	}
 	if nt.Config.SearchAttributes {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(
-			SAModel.ValueSet(nt.Config.Model), SACwd.ValueSet(nt.Config.Cwd), SAStatus.ValueSet(StatusInProgress))
+			workflows.SAModel.ValueSet(nt.Config.Model), workflows.SACwd.ValueSet(nt.Config.Cwd), workflows.SAStatus.ValueSet(workflows.StatusInProgress))
 	}
-	op := c.NewWithStartWorkflowOperation(opts, ThreadWorkflow, ThreadInput{ThreadID: nt.ThreadID, Config: nt.Config})
+	op := c.NewWithStartWorkflowOperation(opts, workflows.ThreadWorkflow, workflows.ThreadInput{ThreadID: nt.ThreadID, Config: nt.Config})
 	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: op,
 		UpdateOptions: client.UpdateWorkflowOptions{
-			UpdateName:   UpdateStartTurn,
+			UpdateName:   workflows.UpdateStartTurn,
 			Args:         []any{req},
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
 	if err != nil {
-		return StartTurnResponse{}, fmt.Errorf("starting thread: %w", err)
+		return workflows.StartTurnResponse{}, fmt.Errorf("starting thread: %w", err)
 	}
-	var resp StartTurnResponse
+	var resp workflows.StartTurnResponse
 	if err := h.Get(ctx, &resp); err != nil {
-		return StartTurnResponse{}, fmt.Errorf("starting turn: %w", err)
+		return workflows.StartTurnResponse{}, fmt.Errorf("starting turn: %w", err)
 	}
 	return resp, nil
 }
 
-// CheckThreadConfig refuses a thread's settings whose client text is over
-// the input limits, or that are too large together.
-func CheckThreadConfig(cfg ThreadConfig) error {
-	for _, f := range []struct{ what, text string }{
-		{"base instructions", cfg.BaseInstructions},
-		{"developer instructions", cfg.DeveloperInstructions},
-		{"compact prompt", cfg.CompactPrompt},
-	} {
-		if err := CheckInput(f.what, f.text); err != nil {
-			return err
-		}
-	}
-	if n := jsonSize(cfg); n > MaxInputBytes {
-		return &InputTooLargeError{What: "The thread's settings", Bytes: n}
-	}
-	return nil
-}
-
-// StartTurn sends a turn to an existing thread. A turn that has just
+// Reply sends a turn to an existing thread. A turn that has just
 // finished may still count as running for a moment (its thread has not yet
-// taken in the result); StartTurn waits that moment out.
-func StartTurn(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
-	if err := CheckThreadID(threadID); err != nil {
-		return StartTurnResponse{}, err
+// taken in the result); Reply waits that moment out.
+func Reply(ctx context.Context, c client.Client, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
+	if err := workflows.CheckThreadID(threadID); err != nil {
+		return workflows.StartTurnResponse{}, err
 	}
 	for attempt := 0; ; attempt++ {
 		resp, err := startTurnOnce(ctx, c, threadID, req)
@@ -102,7 +88,7 @@ func StartTurn(ctx context.Context, c client.Client, threadID string, req StartT
 		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
 			return resp, err
 		}
-		v, qerr := GetThread(ctx, c, threadID)
+		v, qerr := Read(ctx, c, threadID)
 		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
 			return resp, err
 		}
@@ -130,13 +116,13 @@ func turnClosed(ctx context.Context, c client.Client, turnID string) bool {
 	return err == nil && d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
 }
 
-// TurnOutcome waits for a turn's result, following its runs across
+// Outcome waits for a turn's result, following its runs across
 // continue-as-new.
-func TurnOutcome(ctx context.Context, c client.Client, turnID string) (TurnResult, error) {
-	var res TurnResult
+func Outcome(ctx context.Context, c client.Client, turnID string) (workflows.TurnResult, error) {
+	var res workflows.TurnResult
 	for {
 		err := c.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
-		if r, ok := TurnResultOf(err); ok {
+		if r, ok := workflows.TurnResultOf(err); ok {
 			return r, nil // failed or interrupted (turn code 4 on)
 		}
 		var nf *serviceerror.NotFound
@@ -151,49 +137,49 @@ func TurnOutcome(ctx context.Context, c client.Client, turnID string) (TurnResul
 	}
 }
 
-func startTurnOnce(ctx context.Context, c client.Client, threadID string, req StartTurnRequest) (StartTurnResponse, error) {
-	if err := CheckInput("Input", req.Prompt); err != nil {
-		return StartTurnResponse{}, err
+func startTurnOnce(ctx context.Context, c client.Client, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
+	if err := workflows.CheckInput("Input", req.Prompt); err != nil {
+		return workflows.StartTurnResponse{}, err
 	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   threadID,
-		UpdateName:   UpdateStartTurn,
+		UpdateName:   workflows.UpdateStartTurn,
 		Args:         []any{req},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		return StartTurnResponse{}, threadErr(threadID, err)
+		return workflows.StartTurnResponse{}, threadErr(threadID, err)
 	}
-	var resp StartTurnResponse
+	var resp workflows.StartTurnResponse
 	if err := h.Get(ctx, &resp); err != nil {
 		var app *temporal.ApplicationError
 		if errors.As(err, &app) && !strings.Contains(app.Message(), "is running turn") {
-			return StartTurnResponse{}, fmt.Errorf("%w: %s", ErrTurnRefused, app.Message())
+			return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", ErrTurnRefused, app.Message())
 		}
-		return StartTurnResponse{}, threadErr(threadID, err)
+		return workflows.StartTurnResponse{}, threadErr(threadID, err)
 	}
 	return resp, nil
 }
 
-// GetThread reads a thread's view (without its pending approvals: see
-// [GetThreadWithApprovals]).
-func GetThread(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
-	var v ThreadView
-	if err := CheckThreadID(threadID); err != nil {
+// Read reads a thread's view (without its pending approvals: see
+// [ReadWithApprovals]).
+func Read(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
+	var v workflows.ThreadView
+	if err := workflows.CheckThreadID(threadID); err != nil {
 		return v, err
 	}
-	val, err := c.QueryWorkflow(ctx, threadID, "", QueryThread)
+	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryThread)
 	if err != nil {
 		return v, threadErr(threadID, err)
 	}
 	return v, val.Get(&v)
 }
 
-// GetThreadWithApprovals reads a thread's view with the pending approvals
+// ReadWithApprovals reads a thread's view with the pending approvals
 // of its running turn. The turn answers the query between its workflow
 // tasks, so this may wait while a (local) model call runs.
-func GetThreadWithApprovals(ctx context.Context, c client.Client, threadID string) (ThreadView, error) {
-	v, err := GetThread(ctx, c, threadID)
+func ReadWithApprovals(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
+	v, err := Read(ctx, c, threadID)
 	if err != nil || v.RunningTurn == "" {
 		return v, err
 	}
@@ -202,73 +188,73 @@ func GetThreadWithApprovals(ctx context.Context, c client.Client, threadID strin
 }
 
 // PendingApprovals lists what a thread's running turn waits for.
-func PendingApprovals(ctx context.Context, c client.Client, threadID string) ([]Approval, error) {
-	v, err := GetThreadWithApprovals(ctx, c, threadID)
+func PendingApprovals(ctx context.Context, c client.Client, threadID string) ([]workflows.Approval, error) {
+	v, err := ReadWithApprovals(ctx, c, threadID)
 	return v.PendingApprovals, err
 }
 
-func turnApprovals(ctx context.Context, c client.Client, turnID string) ([]Approval, error) {
-	val, err := c.QueryWorkflow(ctx, turnID, "", QueryApprovals)
+func turnApprovals(ctx context.Context, c client.Client, turnID string) ([]workflows.Approval, error) {
+	val, err := c.QueryWorkflow(ctx, turnID, "", workflows.QueryApprovals)
 	if err != nil {
 		return nil, err
 	}
-	var out []Approval
+	var out []workflows.Approval
 	return out, val.Get(&out)
 }
 
 // ErrNoPendingApproval means a decision found nothing waiting for it.
 var ErrNoPendingApproval = errors.New("no approval is pending")
 
-// DecideApproval delivers a decision to the turn of d.ThreadID that waits
+// Decide delivers a decision to the turn of d.ThreadID that waits
 // for it. The turn's validator refuses a decision for an item that is not
 // pending (the error says which are), leaving its state unchanged.
-func DecideApproval(ctx context.Context, c client.Client, d ApprovalDecision) (ApprovalResult, error) {
-	v, err := GetThread(ctx, c, d.ThreadID)
+func Decide(ctx context.Context, c client.Client, d workflows.ApprovalDecision) (workflows.ApprovalResult, error) {
+	v, err := Read(ctx, c, d.ThreadID)
 	if err != nil {
-		return ApprovalResult{}, err
+		return workflows.ApprovalResult{}, err
 	}
 	if v.RunningTurn == "" {
-		return ApprovalResult{}, fmt.Errorf("%w: thread %s has no running turn", ErrNoPendingApproval, d.ThreadID)
+		return workflows.ApprovalResult{}, fmt.Errorf("%w: thread %s has no running turn", ErrNoPendingApproval, d.ThreadID)
 	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   v.RunningTurn,
-		UpdateName:   UpdateDecideApproval,
+		UpdateName:   workflows.UpdateDecideApproval,
 		Args:         []any{d},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		return ApprovalResult{}, fmt.Errorf("%s: %w", d.ItemID, err)
+		return workflows.ApprovalResult{}, fmt.Errorf("%s: %w", d.ItemID, err)
 	}
-	var res ApprovalResult
+	var res workflows.ApprovalResult
 	if err := h.Get(ctx, &res); err != nil {
-		return ApprovalResult{}, err
+		return workflows.ApprovalResult{}, err
 	}
 	return res, nil
 }
 
 // Interrupt asks the thread to stop its running turn.
 func Interrupt(ctx context.Context, c client.Client, threadID string) error {
-	return threadErr(threadID, c.SignalWorkflow(ctx, threadID, "", SignalInterrupt, nil))
+	return threadErr(threadID, c.SignalWorkflow(ctx, threadID, "", workflows.SignalInterrupt, nil))
 }
 
 // FollowTurn calls fn for every event of a turn after sequence number
 // after, in order, until the turn ends or ctx is done. It survives worker
 // restarts and the turn's continue-as-new; events dropped before a reader
 // caught up are skipped (the page's First tells).
-func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) error {
-	_, err := FollowTurnResult(ctx, c, turnID, after, fn)
+func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) error {
+	_, err := Follow(ctx, c, turnID, after, fn)
 	return err
 }
 
-// FollowTurnResult is [FollowTurn] that also returns the turn's result
+// Follow is [FollowTurn] that also returns the turn's result
 // when it came with the last events (usually); nil means ask
-// [TurnOutcome].
+// [Outcome].
 //
 // Events come with the answers of the wait update; a query of the log
 // is the fallback when they are too big to carry, when the reader fell
 // behind, or when the wait was refused and the closed run's result does
 // not hold them.
-func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after int, fn func(Event)) (*TurnResult, error) {
+func Follow(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
 	failed := 0  // waits refused in a row
 	missing := 0 // waits answered "no such workflow" in a row
 	for {
@@ -333,7 +319,7 @@ func FollowTurnResult(ctx context.Context, c client.Client, turnID string, after
 
 // continues tells whether events are all the events after seq after up to
 // last.
-func continues(events []Event, after, last int) bool {
+func continues(events []workflows.Event, after, last int) bool {
 	if len(events) == 0 {
 		return false
 	}
@@ -342,12 +328,12 @@ func continues(events []Event, after, last int) bool {
 
 // tailFollows tells whether events continue a reader that has seen up to
 // after and end the turn.
-func tailFollows(events []Event, after int) bool {
+func tailFollows(events []workflows.Event, after int) bool {
 	if len(events) == 0 || events[0].Seq > after+1 {
 		return false
 	}
 	switch events[len(events)-1].Type {
-	case EventTurnCompleted, EventTurnFailed:
+	case workflows.EventTurnCompleted, workflows.EventTurnFailed:
 		return true
 	}
 	return false
@@ -357,7 +343,7 @@ func tailFollows(events []Event, after int) bool {
 // ended with one: completed, or (from turn code 4 on) failed or canceled
 // with it in the details; nil when it runs, continued as new, or ended
 // otherwise. closed says the server already told that the run is over.
-func closedResult(ctx context.Context, c client.Client, turnID string, closed bool) *TurnResult {
+func closedResult(ctx context.Context, c client.Client, turnID string, closed bool) *workflows.TurnResult {
 	if !closed {
 		d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
 		if err != nil || !withResult(d.GetWorkflowExecutionInfo().GetStatus()) {
@@ -391,14 +377,14 @@ func withResult(st enumspb.WorkflowExecutionStatus) bool {
 }
 
 // closeEventResult reads a turn's result from its run's close event.
-func closeEventResult(ev *historypb.HistoryEvent) *TurnResult {
+func closeEventResult(ev *historypb.HistoryEvent) *workflows.TurnResult {
 	var p *commonpb.Payloads
 	switch {
 	case ev.GetWorkflowExecutionCompletedEventAttributes() != nil:
 		p = ev.GetWorkflowExecutionCompletedEventAttributes().GetResult()
 	case ev.GetWorkflowExecutionFailedEventAttributes() != nil:
 		err := temporal.GetDefaultFailureConverter().FailureToError(ev.GetWorkflowExecutionFailedEventAttributes().GetFailure())
-		if res, ok := TurnResultOf(err); ok {
+		if res, ok := workflows.TurnResultOf(err); ok {
 			return &res
 		}
 		return nil
@@ -408,17 +394,17 @@ func closeEventResult(ev *historypb.HistoryEvent) *TurnResult {
 	if len(p.GetPayloads()) == 0 {
 		return nil
 	}
-	var res TurnResult
+	var res workflows.TurnResult
 	if err := converter.GetDefaultDataConverter().FromPayload(p.GetPayloads()[0], &res); err != nil || res.TurnID == "" {
 		return nil
 	}
 	return &res
 }
 
-func readEvents(ctx context.Context, c client.Client, turnID string, after int) (EventsPage, error) {
-	var p EventsPage
+func readEvents(ctx context.Context, c client.Client, turnID string, after int) (workflows.EventsPage, error) {
+	var p workflows.EventsPage
 	for attempt := 0; ; attempt++ {
-		val, err := c.QueryWorkflow(ctx, turnID, "", QueryEvents, EventsRequest{After: after, Limit: 500})
+		val, err := c.QueryWorkflow(ctx, turnID, "", workflows.QueryEvents, workflows.EventsRequest{After: after, Limit: 500})
 		if err == nil {
 			return p, val.Get(&p)
 		}
@@ -451,7 +437,7 @@ func queryTimedOut(ctx context.Context, err error) bool {
 }
 
 // waitHoldMs is how long a wait holds the turn's opening events for the
-// model's first answer (see [WaitRequest.HoldMs]): longer than a fast
+// model's first answer (see [workflows.WaitRequest.HoldMs]): longer than a fast
 // model's answer, short enough that a reader of a slow one sees the turn
 // start at once for practical purposes.
 const waitHoldMs = 250
@@ -469,14 +455,14 @@ const (
 // after the first refusal in a row (failed > 0) only after a short pause,
 // so a run that just closed costs no pause and a busy one is not
 // hammered.
-func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (w *WaitResponse, why int, err error) {
+func waitEvents(ctx context.Context, c client.Client, turnID string, after, failed int) (w *workflows.WaitResponse, why int, err error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   turnID,
-		UpdateName:   UpdateWaitEvents,
-		Args:         []any{WaitRequest{After: after, TimeoutMs: 20000, HoldMs: waitHoldMs}},
+		UpdateName:   workflows.UpdateWaitEvents,
+		Args:         []any{workflows.WaitRequest{After: after, TimeoutMs: 20000, HoldMs: waitHoldMs}},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	var resp WaitResponse
+	var resp workflows.WaitResponse
 	if err == nil {
 		err = h.Get(ctx, &resp)
 	}
