@@ -24,7 +24,7 @@ func TestFollowTurnAcrossContinueAsNew(t *testing.T) {
 	}}}})
 	w.StartWorker(WorkerOptions{Name: "w"})
 	cfg := w.Config("")
-	cfg.HistoryEventsCAN = 60 // a few steps per run
+	cfg.HistoryEventsCAN = 30 // a few steps per run
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	id := fmt.Sprintf("follow-%d", time.Now().UnixNano())
