@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -257,4 +258,12 @@ func threadErr(threadID string, err error) error {
 		return fmt.Errorf("%w: %s", ErrThreadNotFound, threadID)
 	}
 	return err
+}
+
+// NewID is a new thread id: a UUID v7, so ids sort by creation time.
+func NewID() string {
+	if id, err := uuid.NewV7(); err == nil {
+		return id.String()
+	}
+	return uuid.NewString()
 }

@@ -111,7 +111,8 @@ func (c *benchApp) until(method string) {
 // benchAppClient serves the app-server over w and returns a client of it.
 func benchAppClient(b *testing.B, w *devtest.World) *benchApp {
 	g, loaded := benchConfig(b, w, "")
-	be := &appBackend{b: &backend{client: w.Client}, g: g, cfg: loaded, searchAttrs: true}
+	be := &appserver.TemporalBackend{Client: w.Client, TaskQueue: loaded.Temporal.TaskQueue, Namespace: loaded.Temporal.Namespace,
+		SearchAttributes: true, Settings: &appSettings{b: &backend{client: w.Client}, g: g, cfg: loaded}}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
