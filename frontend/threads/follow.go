@@ -73,7 +73,7 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 	// read catches up from the log; done: the log says the turn is over
 	// and this reader has it all.
 	read := func() (bool, error) {
-		page, err := readEvents(ctx, c, turnID, *after)
+		page, _, err := readOpenEvents(ctx, c, turnID, *after, true)
 		if err != nil {
 			return false, err
 		}
@@ -112,7 +112,10 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			// No result with the events this reader lacks (a turn
 			// terminated from outside, or one that fell far behind):
 			// the closed run's log still answers, replayed.
-			_, err := read()
+			page, err := readEvents(ctx, c, turnID, *after)
+			if err == nil {
+				emit(page.Events)
+			}
 			return nil, false, err
 		}
 	}
@@ -192,17 +195,34 @@ func closeEventResult(ev *historypb.HistoryEvent) *workflows.TurnResult {
 
 // readEvents queries a page of the turn's log after seq after.
 func readEvents(ctx context.Context, c client.Client, turnID string, after int) (workflows.EventsPage, error) {
-	var p workflows.EventsPage
+	p, _, err := readOpenEvents(ctx, c, turnID, after, false)
+	return p, err
+}
+
+// readOpenEvents is [readEvents]; openOnly: unless the run is still open
+// (closed tells), which spares a worker replaying a closed run whose
+// close event has the last events anyway.
+func readOpenEvents(ctx context.Context, c client.Client, turnID string, after int, openOnly bool) (p workflows.EventsPage, closed bool, err error) {
+	reject := enumspb.QUERY_REJECT_CONDITION_NONE
+	if openOnly {
+		reject = enumspb.QUERY_REJECT_CONDITION_NOT_OPEN
+	}
 	for attempt := 0; ; attempt++ {
-		val, err := c.QueryWorkflow(ctx, turnID, "", workflows.QueryEvents, workflows.EventsRequest{After: after, Limit: 500})
+		resp, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+			WorkflowID: turnID, QueryType: workflows.QueryEvents,
+			Args: []any{workflows.EventsRequest{After: after, Limit: 500}}, QueryRejectCondition: reject,
+		})
 		if err == nil {
-			return p, val.Get(&p)
+			if resp.QueryRejected != nil {
+				return p, true, nil
+			}
+			return p, false, resp.QueryResult.Get(&p)
 		}
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) && attempt < 500 {
 			// The child may not have started yet.
 			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
-				return p, err
+				return p, false, err
 			}
 			continue
 		}
@@ -212,7 +232,7 @@ func readEvents(ctx context.Context, c client.Client, turnID string, after int) 
 			// deadline may pass first. Ask again.
 			continue
 		}
-		return p, fmt.Errorf("reading events of %s: %w", turnID, err)
+		return p, false, fmt.Errorf("reading events of %s: %w", turnID, err)
 	}
 }
 

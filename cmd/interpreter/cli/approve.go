@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"strings"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
@@ -47,7 +48,7 @@ func (c *ApproveCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 			return nil
 		}
 		for _, a := range list {
-			printApproval(io.Out, a)
+			execfe.PrintApproval(io.Out, a)
 		}
 		return nil
 	}
