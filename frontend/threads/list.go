@@ -67,7 +67,7 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 		o.Limit = 50
 	}
 	all := o.All || o.Status == workflows.StatusArchived
-	q := []string{"WorkflowType = 'workflows.ThreadWorkflow'"}
+	q := []string{"WorkflowType = 'ThreadWorkflow'"}
 	if !all {
 		q = append(q, "ExecutionStatus = 'Running'")
 	}
