@@ -66,6 +66,48 @@ func CheckInput(what, text string) error {
 	return nil
 }
 
+// CheckThreadConfig refuses a thread's settings whose client text is over
+// the input limits, or that are too large together.
+func CheckThreadConfig(cfg ThreadConfig) error {
+	for _, f := range []struct{ what, text string }{
+		{"base instructions", cfg.BaseInstructions},
+		{"developer instructions", cfg.DeveloperInstructions},
+		{"compact prompt", cfg.CompactPrompt},
+	} {
+		if err := CheckInput(f.what, f.text); err != nil {
+			return err
+		}
+	}
+	if n := jsonSize(cfg); n > MaxInputBytes {
+		return &InputTooLargeError{What: "The thread's settings", Bytes: n}
+	}
+	return nil
+}
+
+// CheckThreadStart refuses a new thread's first turn when its input or
+// settings are over the input limits, or too large together for the
+// turn's workflow to start with.
+func CheckThreadStart(cfg ThreadConfig, prompt string) error {
+	if err := CheckInput("Input", prompt); err != nil {
+		return err
+	}
+	if err := CheckThreadConfig(cfg); err != nil {
+		return err
+	}
+	if a, b := jsonSize(cfg), jsonSize(prompt); a+b > maxTurnInputBytes {
+		return fmt.Errorf("input refused: this input (%d bytes as JSON) and the thread's settings (%d bytes) exceed the %d bytes a turn may start with", b, a, maxTurnInputBytes)
+	}
+	return nil
+}
+
+// CheckThreadName refuses a thread name over the limit.
+func CheckThreadName(name string) error {
+	if len(name) > maxThreadName {
+		return fmt.Errorf("name is %d bytes long; the limit is %d", len(name), maxThreadName)
+	}
+	return nil
+}
+
 // jsonSize is the length of v encoded as the data converter encodes it.
 // encoding/json writes map keys sorted, so the size does not depend on map
 // order (which is why workflowcheck is told to let it be).

@@ -14,8 +14,9 @@ import (
 // live in user metadata, which replay does not compare, so changing one
 // never breaks a recorded history.
 
-// threadSummary is a thread's StaticSummary and [SASummary].
-func threadSummary(prompt string) string { return "thread: " + oneLine(prompt, 100) }
+// ThreadSummary is a thread's StaticSummary and [SASummary]; the front
+// ends that start threads use it.
+func ThreadSummary(prompt string) string { return "thread: " + oneLine(prompt, 100) }
 
 // turnSummary heads a turn's page in the UI and names it under its thread.
 func turnSummary(number int, prompt string) string {
@@ -39,7 +40,7 @@ func (t *thread) turnSearchAttributes(q QueuedTurn) temporal.SearchAttributes {
 func (t *thread) turnEndSearchAttributes(q QueuedTurn, res TurnResult, now time.Time) []temporal.SearchAttributeUpdate {
 	up := []temporal.SearchAttributeUpdate{SAStatus.ValueSet(res.Status), SALastActivity.ValueSet(now.UTC())}
 	if q.Number == 1 {
-		up = append(up, SASummary.ValueSet(threadSummary(q.Request.Prompt)))
+		up = append(up, SASummary.ValueSet(ThreadSummary(q.Request.Prompt)))
 	}
 	return up
 }
@@ -55,6 +56,10 @@ func turnDetails(cfg ThreadConfig) string {
 func awaitNamed(ctx workflow.Context, d time.Duration, name string, cond func() bool) (bool, error) {
 	return workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: d, TimerOptions: workflow.TimerOptions{Summary: name}}, cond)
 }
+
+// OneLine folds s onto one line of at most max bytes, cut at a rune
+// boundary, for titles and summaries the front ends write.
+func OneLine(s string, max int) string { return oneLine(s, max) }
 
 // oneLine folds s onto one line of at most max bytes, cut at a rune
 // boundary (a summary the UI cannot decode shows nothing).

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -367,7 +368,7 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for _, tid := range []string{turn, thread + "/turn-2"} {
-		res, err := workflows.TurnOutcome(ctx, cl, tid)
+		res, err := threads.Outcome(ctx, cl, tid)
 		if err != nil || res.Status != workflows.StatusCompleted {
 			t.Errorf("%s: turn %s ended %v (%v)", id, tid, res.Status, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -224,14 +225,14 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	run.kill()
 	turn = thread + "/turn-1"
 	waitUntil(t, func() bool {
-		p, err := workflows.PendingApprovals(context.Background(), w.c, thread)
+		p, err := threads.PendingApprovals(context.Background(), w.c, thread)
 		return err == nil && len(p) == 1
 	}, 60*time.Second, "the approval", func() string { return dumpHistory(w.history(turn)) })
 	w.settled(turn)
 	ready = restart()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := workflows.DecideApproval(ctx, w.c, workflows.ApprovalDecision{ThreadID: thread, ItemID: "item_0", Decision: workflows.DecisionApprove}); err != nil {
+	if _, err := threads.Decide(ctx, w.c, workflows.ApprovalDecision{ThreadID: thread, ItemID: "item_0", Decision: workflows.DecisionApprove}); err != nil {
 		t.Fatal(err)
 	}
 	took := time.Since(ready)
@@ -242,7 +243,7 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	if took >= sdkStickyDefault {
 		t.Errorf("approval: accepted %v after the restart: the task waited on the dead worker's sticky queue", took)
 	}
-	if res, err := workflows.TurnOutcome(ctx, w.c, turn); err != nil || res.Status != workflows.StatusCompleted {
+	if res, err := threads.Outcome(ctx, w.c, turn); err != nil || res.Status != workflows.StatusCompleted {
 		t.Fatalf("approval cell: %v %v", res.Status, err)
 	}
 	report("approval", turn, ready, enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, isType("Exec"))
@@ -250,7 +251,7 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	// Between turns: a new turn right after the restart.
 	w.settled(thread)
 	ready = restart()
-	resp, err := workflows.StartTurn(ctx, w.c, thread, workflows.StartTurnRequest{Prompt: "next turn cell"})
+	resp, err := threads.Reply(ctx, w.c, thread, workflows.StartTurnRequest{Prompt: "next turn cell"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +260,7 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	if took >= sdkStickyDefault {
 		t.Errorf("new turn: accepted %v after the restart: the task waited on the dead worker's sticky queue", took)
 	}
-	if res, err := workflows.TurnOutcome(ctx, w.c, resp.TurnID); err != nil || res.Status != workflows.StatusCompleted {
+	if res, err := threads.Outcome(ctx, w.c, resp.TurnID); err != nil || res.Status != workflows.StatusCompleted {
 		t.Fatalf("next turn cell: %v %v", res.Status, err)
 	}
 	t.Logf("new turn: completed %v after the restart", time.Since(ready).Round(time.Millisecond))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -40,7 +41,7 @@ func TestCompactThreadOnDemand(t *testing.T) {
 	if res.Status != workflows.StatusCompleted {
 		t.Fatalf("first turn: %+v", res)
 	}
-	resp, err := workflows.CompactThread(ctx, w.Client, id)
+	resp, err := threads.Compact(ctx, w.Client, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestCompactThreadOnDemand(t *testing.T) {
 		t.Fatalf("the compaction request did not carry the conversation and the configured prompt: %d requests", len(asked))
 	}
 
-	turn, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second prompt beta"})
+	turn, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second prompt beta"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestCompactThreadOnDemand(t *testing.T) {
 			t.Errorf("the model call after compaction still carries %q", gone)
 		}
 	}
-	v, err := workflows.GetThread(ctx, w.Client, id)
+	v, err := threads.Read(ctx, w.Client, id)
 	if err != nil || v.ContextTokens == 0 {
 		t.Fatalf("thread view: %+v %v", v, err)
 	}
@@ -101,7 +102,7 @@ func TestCompactionInTheMiddleOfATurn(t *testing.T) {
 		!strings.Contains(body, "third prompt gamma") {
 		t.Fatalf("the call after compaction: %s", body)
 	}
-	page, err := workflows.TurnEvents(ctx, w.Client, res.TurnID, 0)
+	page, err := threads.Events(ctx, w.Client, res.TurnID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +130,11 @@ func TestCompactionFailureLeavesThreadUnchanged(t *testing.T) {
 	cfg := w.Config("")
 	cfg.CompactPrompt = "COMPACT-NOW: summarize"
 	id, res := w.RunTurn(ctx, cfg, "first prompt alpha")
-	_, err := workflows.CompactThread(ctx, w.Client, id)
+	_, err := threads.Compact(ctx, w.Client, id)
 	if err == nil || !strings.Contains(err.Error(), "the thread is unchanged") || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("compaction error: %v", err)
 	}
-	after, _ := workflows.GetThread(ctx, w.Client, id)
+	after, _ := threads.Read(ctx, w.Client, id)
 	if after.Transcript != res.Transcript || after.Transcript == "" {
 		t.Fatalf("a failed compaction changed the transcript")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/worker"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -170,7 +171,7 @@ func (w *World) RunTurn(ctx context.Context, cfg workflows.ThreadConfig, prompt 
 	w.TB.Helper()
 	seq++
 	id := fmt.Sprintf("test-thread-%d-%d", time.Now().UnixNano(), seq)
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: prompt})
 	if err != nil {
 		w.TB.Fatalf("starting thread: %v", err)
@@ -182,7 +183,7 @@ func (w *World) RunTurn(ctx context.Context, cfg workflows.ThreadConfig, prompt 
 // runs, across continue-as-new).
 func (w *World) WaitTurn(ctx context.Context, threadID, turnID string) workflows.TurnResult {
 	w.TB.Helper()
-	res, err := workflows.TurnOutcome(ctx, w.Client, turnID)
+	res, err := threads.Outcome(ctx, w.Client, turnID)
 	if err != nil {
 		w.TB.Fatalf("turn %s: %v", turnID, err)
 	}

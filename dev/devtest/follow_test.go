@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -23,18 +24,18 @@ func TestFollowTurnAcrossContinueAsNew(t *testing.T) {
 	}}}})
 	w.StartWorker(WorkerOptions{Name: "w"})
 	cfg := w.Config("")
-	cfg.HistoryEventsCAN = 60 // a few steps per run
+	cfg.HistoryEventsCAN = 30 // a few steps per run
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	id := fmt.Sprintf("follow-%d", time.Now().UnixNano())
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: "many steps"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var seqs []int
 	var last workflows.Event
-	res, err := workflows.FollowTurnResult(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+	res, err := threads.Follow(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
 		seqs = append(seqs, e.Seq)
 		last = e
 	})
@@ -67,7 +68,7 @@ func TestFollowTurnAcrossContinueAsNew(t *testing.T) {
 	// After the end: the last events, from the closed run's result.
 	after := len(seqs) - 2
 	var late []workflows.Event
-	res, err = workflows.FollowTurnResult(ctx, w.Client, resp.TurnID, after, func(e workflows.Event) { late = append(late, e) })
+	res, err = threads.Follow(ctx, w.Client, resp.TurnID, after, func(e workflows.Event) { late = append(late, e) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -87,17 +88,17 @@ func TestInterruptDuringAHandedOffModelCall(t *testing.T) {
 	defer cancel()
 
 	id := "handoff-interrupt-" + time.Now().Format("150405.000000")
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
 		workflows.StartTurnRequest{Prompt: "a slow answer"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
 	interrupted := false
-	res, err := workflows.FollowTurnResult(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+	res, err := threads.Follow(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
 		if e.Type == workflows.EventTurnStarted && !interrupted {
 			interrupted = true
-			if err := workflows.Interrupt(ctx, w.Client, id); err != nil {
+			if err := threads.Interrupt(ctx, w.Client, id); err != nil {
 				t.Error(err)
 			}
 		}

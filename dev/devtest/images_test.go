@@ -20,6 +20,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -108,7 +109,7 @@ func TestImagesReachTheModelOnEveryWire(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			id := "images-" + tc.wire + "-" + time.Now().Format("150405.000000")
-			resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+			resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 				workflows.StartTurnRequest{Prompt: "what is in the picture?", Images: []workflows.ImageSource{{Path: path}}})
 			if err != nil {
 				t.Fatal(err)
@@ -168,7 +169,7 @@ func TestImagesRefusedBeforeAnyCall(t *testing.T) {
 		{workflows.ImageSource{Path: filepath.Join(dir, "missing.png")}, "no such file"},
 		{workflows.ImageSource{Path: notImage}, "not a PNG, JPEG, GIF or WebP image"},
 	} {
-		resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "look", Images: []workflows.ImageSource{c.img}})
+		resp, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "look", Images: []workflows.ImageSource{c.img}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +178,7 @@ func TestImagesRefusedBeforeAnyCall(t *testing.T) {
 			t.Fatalf("turn %s: %q, want failed with %q", r.Status, r.Error, c.want)
 		}
 	}
-	_, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "look", Model: "gpt-3.5-turbo",
+	_, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "look", Model: "gpt-3.5-turbo",
 		Images: []workflows.ImageSource{{URL: "https://example.invalid/a.png"}}})
 	if err == nil || !strings.Contains(err.Error(), "reads text only") {
 		t.Fatalf("a text-only model took an image: %v", err)
@@ -185,7 +186,7 @@ func TestImagesRefusedBeforeAnyCall(t *testing.T) {
 	if n := len(w.Model.Server.Requests()); n != before {
 		t.Fatalf("%d model calls for refused images", n-before)
 	}
-	resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "still there?"})
+	resp, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "still there?"})
 	if err != nil {
 		t.Fatal(err)
 	}

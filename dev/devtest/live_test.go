@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -25,13 +26,13 @@ func TestLiveOutputOfARunningCommand(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	id := "live-thread"
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
 		workflows.StartTurnRequest{Prompt: "stream"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	reader := w.Dial() // a client of its own, as a front end in another process
-	live := workflows.NewLiveOutput(reader, resp.TurnID)
+	live := threads.NewLiveOutput(reader, resp.TurnID)
 	ended := make(chan workflows.TurnResult, 1)
 	go func() { ended <- w.WaitTurn(ctx, id, resp.TurnID) }()
 
@@ -116,12 +117,12 @@ func TestLiveTextOfAStreamingModelCall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	id := "live-text-thread"
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
 		workflows.StartTurnRequest{Prompt: "stream text"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := workflows.NewLiveOutput(w.Dial(), resp.TurnID)
+	live := threads.NewLiveOutput(w.Dial(), resp.TurnID)
 	ended := make(chan workflows.TurnResult, 1)
 	go func() { ended <- w.WaitTurn(ctx, id, resp.TurnID) }()
 	var got strings.Builder
@@ -139,7 +140,7 @@ poll:
 			t.Fatal(err)
 		}
 		for _, ch := range out {
-			if ch.Kind != workflows.LiveAgentText || ch.Step != 1 || ch.Skipped != 0 || ch.Offset != int64(got.Len()) {
+			if ch.Kind != threads.LiveAgentText || ch.Step != 1 || ch.Skipped != 0 || ch.Offset != int64(got.Len()) {
 				t.Fatalf("chunk %+v after %d bytes", ch, got.Len())
 			}
 			chunks++

@@ -10,6 +10,7 @@ import (
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/dev/mcptest"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -22,7 +23,7 @@ func turnEvents(t *testing.T, w *World, turnID string) []workflows.Event {
 	var events []workflows.Event
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := workflows.FollowTurn(ctx, w.Client, turnID, 0, func(e workflows.Event) { events = append(events, e) }); err != nil {
+	if err := threads.FollowTurn(ctx, w.Client, turnID, 0, func(e workflows.Event) { events = append(events, e) }); err != nil {
 		t.Fatal(err)
 	}
 	return events
@@ -127,7 +128,7 @@ func TestRequiredMCPServerFailsTheTurn(t *testing.T) {
 	}
 	// The thread keeps working: the next turn fails the same clear way
 	// rather than hanging.
-	resp, err := workflows.StartTurn(ctx, w.Client, threadID, workflows.StartTurnRequest{Prompt: "again"})
+	resp, err := threads.Reply(ctx, w.Client, threadID, workflows.StartTurnRequest{Prompt: "again"})
 	if err != nil {
 		t.Fatal(err)
 	}

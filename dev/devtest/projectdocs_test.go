@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -49,7 +50,7 @@ func TestAgentsMDInNestedDirectory(t *testing.T) {
 
 	next := func(prompt string) []string {
 		t.Helper()
-		resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: prompt})
+		resp, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -39,7 +40,7 @@ func TestRecordCode5Histories(t *testing.T) {
 	cfg.Model = "gpt-5.1"
 	cfg.Reasoning = harness.Reasoning{Effort: "low"}
 	id := "code5-" + time.Now().Format("150405.000")
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: "pictures", Images: []workflows.ImageSource{{Path: filepath.Join(w.Dir, "a.png")}}})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestRecordCode5Histories(t *testing.T) {
 	if res := w.WaitTurn(ctx, id, resp.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "two pictures seen" {
 		t.Fatalf("pictures turn: %s %s %q", res.Status, res.Error, res.FinalMessage)
 	}
-	next, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "broken"})
+	next, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "broken"})
 	if err != nil {
 		t.Fatal(err)
 	}

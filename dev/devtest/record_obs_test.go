@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -34,17 +35,17 @@ func TestRecordObservabilityHistories(t *testing.T) {
 		if res.Status != workflows.StatusCompleted || res.FinalMessage != "went on from the summary" {
 			t.Fatalf("compacting turn: %+v", res)
 		}
-		if _, err := workflows.CompactThread(ctx, w.Client, id); err != nil {
+		if _, err := threads.Compact(ctx, w.Client, id); err != nil {
 			t.Fatal(err)
 		}
-		resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second prompt beta"})
+		resp, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second prompt beta"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res := w.WaitTurn(ctx, id, resp.TurnID); res.Status != workflows.StatusCompleted {
 			t.Fatalf("turn after compaction: %+v", res)
 		}
-		if err := workflows.ArchiveThread(ctx, w.Client, id); err != nil {
+		if err := threads.Archive(ctx, w.Client, id); err != nil {
 			t.Fatal(err)
 		}
 		w.save(ctx, "compact-archive-"+suffix, id)
@@ -60,7 +61,7 @@ func TestRecordObservabilityHistories(t *testing.T) {
 	}
 	waitFor(t, func() bool { return len(w.Model.Server.RequestsContaining("Memory extraction:")) > 0 }, "the memory extraction")
 	time.Sleep(500 * time.Millisecond)
-	if err := workflows.ArchiveThread(ctx, w.Client, id); err != nil {
+	if err := threads.Archive(ctx, w.Client, id); err != nil {
 		t.Fatal(err)
 	}
 	w.save(ctx, "memory", id)

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/temporalproto"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -59,7 +60,7 @@ func TestRecordHistories(t *testing.T) {
 		if res.Status != "completed" {
 			t.Fatalf("basic: %s %s", res.Status, res.Error)
 		}
-		resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second"})
+		resp, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,14 +82,14 @@ func TestRecordHistories(t *testing.T) {
 		w.save(ctx, "model-error-"+suffix, id)
 
 		id = fmt.Sprintf("interrupt-%s-%d", suffix, time.Now().UnixNano())
-		resp, err = workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+		resp, err = threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 			workflows.StartTurnRequest{Prompt: "interrupt"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = workflows.FollowTurn(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+		err = threads.FollowTurn(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
 			if e.Type == workflows.EventItemStarted {
-				if err := workflows.Interrupt(ctx, w.Client, id); err != nil {
+				if err := threads.Interrupt(ctx, w.Client, id); err != nil {
 					t.Error(err)
 				}
 			}
@@ -113,7 +114,7 @@ func (w *World) save(ctx context.Context, name, threadID string) {
 	var err error
 	for {
 		// Wait until the thread has taken in its last turn's result.
-		if v, err = workflows.GetThread(ctx, w.Client, threadID); err != nil {
+		if v, err = threads.Read(ctx, w.Client, threadID); err != nil {
 			w.TB.Fatal(err)
 		}
 		if v.RunningTurn == "" {

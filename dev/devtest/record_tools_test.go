@@ -12,6 +12,7 @@ import (
 	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/dev/mcptest"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -47,14 +48,14 @@ func TestRecordToolsHistories(t *testing.T) {
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"term": map[string]any{"type": "string"}}}}}
 	cfg.StallTimeout = 5 * time.Minute
 	id := "tools-" + time.Now().Format("150405.000")
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: "tools"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	answered := false
 	var mcpItem *workflows.Item
-	err = workflows.FollowTurn(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+	err = threads.FollowTurn(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
 		if e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemMCPToolCall {
 			mcpItem = e.Item
 		}
@@ -62,12 +63,12 @@ func TestRecordToolsHistories(t *testing.T) {
 			return
 		}
 		answered = true
-		calls, err := workflows.PendingDynamicCalls(ctx, w.Client, resp.TurnID)
+		calls, err := threads.DynamicCalls(ctx, w.Client, resp.TurnID)
 		if err != nil || len(calls) != 1 {
 			t.Errorf("pending dynamic calls: %v %v", calls, err)
 			return
 		}
-		err = workflows.AnswerDynamic(ctx, w.Client, resp.TurnID, workflows.DynamicAnswer{ThreadID: id, ItemID: calls[0].ItemID,
+		err = threads.AnswerDynamic(ctx, w.Client, resp.TurnID, workflows.DynamicAnswer{ThreadID: id, ItemID: calls[0].ItemID,
 			Success: true, Content: []workflows.DynamicContent{{Type: "inputText", Text: "durable: it survives"}}})
 		if err != nil {
 			t.Error(err)
@@ -88,10 +89,10 @@ func TestRecordToolsHistories(t *testing.T) {
 	if body := string(w.Model.Server.Requests()[0].Body); !strings.Contains(body, "probe") || !strings.Contains(body, "mcp__probe__echo") {
 		t.Fatalf("the first request lacks the skill or the MCP tool: %.400s", body)
 	}
-	if err := workflows.SetThreadName(ctx, w.Client, id, "recorded"); err != nil {
+	if err := threads.SetName(ctx, w.Client, id, "recorded"); err != nil {
 		t.Fatal(err)
 	}
-	next, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "again"})
+	next, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "again"})
 	if err != nil {
 		t.Fatal(err)
 	}

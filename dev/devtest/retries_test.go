@@ -13,6 +13,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -44,14 +45,14 @@ func TestRefusedProviderFailsTheTurnWithRetries(t *testing.T) {
 
 	start := time.Now()
 	threadID := "refused-" + time.Now().Format("150405.000000")
-	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: threadID, TaskQueue: TaskQueue, Config: cfg},
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: threadID, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var retries []workflows.Event
 	var seen []time.Duration
-	res, err := workflows.FollowTurnResult(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+	res, err := threads.Follow(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
 		if e.Type == workflows.EventModelRetry {
 			retries = append(retries, e)
 			seen = append(seen, time.Since(start))
@@ -62,7 +63,7 @@ func TestRefusedProviderFailsTheTurnWithRetries(t *testing.T) {
 	}
 	took := time.Since(start)
 	if res == nil {
-		r, err := workflows.TurnOutcome(ctx, w.Client, resp.TurnID)
+		r, err := threads.Outcome(ctx, w.Client, resp.TurnID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,10 +107,10 @@ func TestRefusedProviderFailsTheTurnWithRetries(t *testing.T) {
 	if f.GetMessage() != res.Error || f.GetApplicationFailureInfo().GetType() != workflows.ErrTypeTurnFailed {
 		t.Fatalf("close event failure %q (%s), want %q", f.GetMessage(), f.GetApplicationFailureInfo().GetType(), res.Error)
 	}
-	if open, err := workflows.ThreadOpen(ctx, w.Client, threadID); err != nil || !open {
+	if open, err := threads.Open(ctx, w.Client, threadID); err != nil || !open {
 		t.Fatalf("thread open %v (%v)", open, err)
 	}
-	v, err := workflows.GetThread(ctx, w.Client, threadID)
+	v, err := threads.Read(ctx, w.Client, threadID)
 	if err != nil || len(v.Turns) != 1 || v.Turns[0].Status != workflows.StatusFailed {
 		t.Fatalf("thread view %+v (%v)", v.Turns, err)
 	}
@@ -117,7 +118,7 @@ func TestRefusedProviderFailsTheTurnWithRetries(t *testing.T) {
 	// The provider comes back on the same address.
 	back := serveProxy(t, addr, w.Model.BaseURL())
 	defer back()
-	next, err := workflows.StartTurn(ctx, w.Client, threadID, workflows.StartTurnRequest{Prompt: "again"})
+	next, err := threads.Reply(ctx, w.Client, threadID, workflows.StartTurnRequest{Prompt: "again"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -132,7 +133,7 @@ func TestSkillsOnTheRealServer(t *testing.T) {
 
 	// Turn 2, same thread: the skill is disabled by path.
 	set(skills.Settings{Rules: []skills.Rule{{Path: deploy, Enabled: false}}})
-	resp, err := workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second task"})
+	resp, err := threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "second task"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestSkillsOnTheRealServer(t *testing.T) {
 	writeFile(t, filepath.Join(w.Dir, ".agents", "skills", "ops", skills.FileName), "---\nname: ops\ndescription: Operate the service.\n---\n")
 	writeFile(t, filepath.Join(w.Dir, ".agents", "skills", "ops", "agents", "openai.yaml"),
 		"dependencies:\n  tools:\n    - {type: mcp, value: cloud, transport: streamable_http, url: 'https://other.example/mcp'}\n")
-	resp, err = workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "third task"})
+	resp, err = threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "third task"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestSkillsOnTheRealServer(t *testing.T) {
 
 	// Turn 4: ops disabled by name, the thread works again.
 	set(skills.Settings{Rules: []skills.Rule{{Name: "ops", Enabled: false}}})
-	resp, err = workflows.StartTurn(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "fourth task"})
+	resp, err = threads.Reply(ctx, w.Client, id, workflows.StartTurnRequest{Prompt: "fourth task"})
 	if err != nil {
 		t.Fatal(err)
 	}

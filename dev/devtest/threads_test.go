@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -23,7 +24,7 @@ func TestListThreadsWithAndWithoutSearchAttributes(t *testing.T) {
 	if res.Status != workflows.StatusCompleted {
 		t.Fatalf("turn: %+v", res)
 	}
-	has := func(ts []workflows.ThreadSummary) *workflows.ThreadSummary {
+	has := func(ts []threads.Summary) *threads.Summary {
 		for i := range ts {
 			if ts[i].ThreadID == id {
 				return &ts[i]
@@ -32,9 +33,9 @@ func TestListThreadsWithAndWithoutSearchAttributes(t *testing.T) {
 		return nil
 	}
 	for _, sa := range []bool{true, false} {
-		var got *workflows.ThreadSummary
+		var got *threads.Summary
 		waitFor(t, func() bool {
-			ts, err := workflows.ListThreads(ctx, w.Client, workflows.ListOptions{Cwd: w.Dir, Status: "completed", SearchAttributes: sa})
+			ts, err := threads.List(ctx, w.Client, threads.ListOptions{Cwd: w.Dir, Status: "completed", SearchAttributes: sa})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,9 +45,9 @@ func TestListThreadsWithAndWithoutSearchAttributes(t *testing.T) {
 		if got.Title != "list me" || got.Cwd != w.Dir || !got.Open {
 			t.Fatalf("search attributes %v: %+v", sa, got)
 		}
-		for _, o := range []workflows.ListOptions{{Cwd: t.TempDir()}, {Status: "failed"}, {Status: "archived"}} {
+		for _, o := range []threads.ListOptions{{Cwd: t.TempDir()}, {Status: "failed"}, {Status: "archived"}} {
 			o.SearchAttributes = sa
-			ts, err := workflows.ListThreads(ctx, w.Client, o)
+			ts, err := threads.List(ctx, w.Client, o)
 			if err != nil || has(ts) != nil {
 				t.Fatalf("search attributes %v, filter %+v lists the thread (%v)", sa, o, err)
 			}

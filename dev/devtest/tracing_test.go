@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/worker"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -137,7 +138,7 @@ func startTracing(t *testing.T, endpoint string, log *syncLog) *worker.Tracing {
 // startThread starts a thread with one turn through c.
 func startThread(t *testing.T, c client.Client, cfg workflows.ThreadConfig, id, prompt string) string {
 	t.Helper()
-	resp, err := workflows.StartThread(context.Background(), c, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+	resp, err := threads.Start(context.Background(), c, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: prompt})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +225,7 @@ func TestTurnIsOneTrace(t *testing.T) {
 			turnID := startThread(t, c, cfg, fmt.Sprintf("traced-%v-%d", local, time.Now().UnixNano()), "trace me")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			if res, err := workflows.TurnOutcome(ctx, c, turnID); err != nil || res.Status != workflows.StatusCompleted {
+			if res, err := threads.Outcome(ctx, c, turnID); err != nil || res.Status != workflows.StatusCompleted {
 				t.Fatalf("turn: %+v %v", res, err)
 			}
 			var spans []span
@@ -334,7 +335,7 @@ func TestTraceSurvivesWorkerRestart(t *testing.T) {
 	w.StartWorker(WorkerOptions{Name: "shared-b", HostQueue: "host-b-unused", Client: cB, Tracing: trB})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := workflows.TurnOutcome(ctx, cB, turnID)
+	res, err := threads.Outcome(ctx, cB, turnID)
 	if err != nil || res.Status != workflows.StatusCompleted || res.FinalMessage != "done after the restart" {
 		t.Fatalf("turn: %+v %v", res, err)
 	}
@@ -392,7 +393,7 @@ func TestTracingEndpointDown(t *testing.T) {
 	defer cancel()
 	for i := range 3 {
 		turnID := startThread(t, c, w.Config(""), fmt.Sprintf("down-%d-%d", i, time.Now().UnixNano()), "go on")
-		if res, err := workflows.TurnOutcome(ctx, c, turnID); err != nil || res.Status != workflows.StatusCompleted {
+		if res, err := threads.Outcome(ctx, c, turnID); err != nil || res.Status != workflows.StatusCompleted {
 			t.Fatalf("turn %d: %+v %v", i, res, err)
 		}
 		_ = tr.ForceFlush(ctx)

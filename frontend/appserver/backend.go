@@ -12,7 +12,7 @@ import (
 // that live in Temporal workflows. The command wires it to a Temporal
 // client; unit tests use an in-memory one.
 //
-// Errors about an unknown thread wrap workflows.ErrThreadNotFound.
+// Errors about an unknown thread wrap threads.ErrThreadNotFound.
 type Backend interface {
 	// NewThread resolves a thread's configuration from the server's own
 	// configuration and the settings a client asked for, and creates the

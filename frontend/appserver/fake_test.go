@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -50,7 +51,7 @@ type fakeTurn struct {
 	approvals []workflows.Approval
 	dynamic   []workflows.DynamicCall
 	// live is the live output not polled yet.
-	live []workflows.LiveChunk
+	live []threads.LiveChunk
 }
 
 func newFakeBackend() *fakeBackend {
@@ -95,7 +96,7 @@ func (b *fakeBackend) Thread(_ context.Context, id string) (ThreadInfo, error) {
 	defer b.mu.Unlock()
 	t := b.threads[id]
 	if t == nil {
-		return ThreadInfo{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, id)
+		return ThreadInfo{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, id)
 	}
 	return t.snapshot(), nil
 }
@@ -132,10 +133,10 @@ func (b *fakeBackend) StartTurn(_ context.Context, threadID string, req workflow
 	defer b.mu.Unlock()
 	t := b.threads[threadID]
 	if t == nil {
-		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, threadID)
+		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, threadID)
 	}
 	if t.info.Archived {
-		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", workflows.ErrThreadArchived, threadID)
+		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", threads.ErrThreadArchived, threadID)
 	}
 	if t.view.RunningTurn != "" {
 		return workflows.StartTurnResponse{}, fmt.Errorf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it", threadID, t.view.RunningTurn)
@@ -283,7 +284,7 @@ func (b *fakeBackend) Interrupt(_ context.Context, threadID string) error {
 	b.interrupts++
 	t := b.threads[threadID]
 	if t == nil {
-		return fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, threadID)
+		return fmt.Errorf("%w: %s", threads.ErrThreadNotFound, threadID)
 	}
 	if t.view.RunningTurn != "" {
 		b.endLocked(t.view.RunningTurn, workflows.StatusInterrupted, "")
@@ -464,7 +465,7 @@ func (b *fakeBackend) Unarchive(_ context.Context, threadID string) (ThreadInfo,
 }
 
 // stream queues live output of a turn for its next poll.
-func (b *fakeBackend) stream(turnID string, chunks ...workflows.LiveChunk) {
+func (b *fakeBackend) stream(turnID string, chunks ...threads.LiveChunk) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	tu := b.turns[turnID]
@@ -479,7 +480,7 @@ type fakeLive struct {
 	turnID string
 }
 
-func (l fakeLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+func (l fakeLive) Poll(context.Context) ([]threads.LiveChunk, error) {
 	l.b.mu.Lock()
 	defer l.b.mu.Unlock()
 	tu := l.b.turns[l.turnID]

@@ -5,14 +5,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // LiveReader reads what a turn's running commands wrote and its running
-// model call streamed since its previous poll; [workflows.LiveOutput] is
+// model call streamed since its previous poll; [threads.LiveOutput] is
 // the one over Temporal.
 type LiveReader interface {
-	Poll(ctx context.Context) ([]workflows.LiveChunk, error)
+	Poll(ctx context.Context) ([]threads.LiveChunk, error)
 }
 
 // live is the streaming state of a followed turn: what its running command
@@ -47,7 +48,7 @@ type live struct {
 	// waiting are the approvals the turn waits for: nothing runs then,
 	// so nothing is polled. pace slows polling down while nothing happens.
 	waiting map[string]bool
-	pace    workflows.LivePace
+	pace    threads.LivePace
 }
 
 type liveMessage struct {
@@ -108,11 +109,11 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 				break
 			}
 			switch ch.Kind {
-			case workflows.LiveCommandOutput:
+			case threads.LiveCommandOutput:
 				f.commandOutput(ch, cmdEra)
-			case workflows.LiveAgentText:
+			case threads.LiveAgentText:
 				f.streamText(l.text, ch, textEra)
-			case workflows.LiveReasoning:
+			case threads.LiveReasoning:
 				f.streamText(l.reasoning, ch, reasoningEra)
 			}
 		}
@@ -122,7 +123,7 @@ func (f *follower) poll(ctx context.Context, reader LiveReader) {
 
 // commandOutput sends a running command's output (f.emitMu held): only output
 // that continues what was sent, of the command item still running.
-func (f *follower) commandOutput(ch workflows.LiveChunk, era int) {
+func (f *follower) commandOutput(ch threads.LiveChunk, era int) {
 	l := &f.live
 	c := l.command
 	if l.commandEra != era || c == nil || ch.CallID != c.CallID || ch.Skipped > 0 ||

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -31,7 +32,7 @@ type modelStream struct {
 // text polled across an item when none was open; text that does not
 // continue the item's (a retried call starting over, output the poller
 // missed) waits for the item's completion, which carries the rest.
-func (f *follower) streamText(s *modelStream, ch workflows.LiveChunk, era int) {
+func (f *follower) streamText(s *modelStream, ch threads.LiveChunk, era int) {
 	if ch.Step <= s.closed || (s.era != era && s.open == nil) {
 		return
 	}

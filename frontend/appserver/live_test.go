@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -28,14 +29,14 @@ func TestLiveDeltas(t *testing.T) {
 	r, _ := c.response(rid)
 	turnID := r["result"].(map[string]any)["turn"].(map[string]any)["id"].(string)
 
-	out, text := workflows.LiveCommandOutput, workflows.LiveAgentText
+	out, text := threads.LiveCommandOutput, threads.LiveAgentText
 	cmd := workflows.Item{ID: "item_1", Type: workflows.ItemCommandExecution, CallID: "call_1", Command: "sh -c 'echo hello; echo bye'",
 		Cwd: "/repo", Status: workflows.StatusInProgress}
 	b.emit(turnID, workflows.Event{Type: workflows.EventItemStarted, Item: &cmd})
-	b.stream(turnID, workflows.LiveChunk{Kind: out, CallID: "call_1", Stream: "stdout", Data: []byte("hel")},
-		workflows.LiveChunk{Kind: out, CallID: "call_9", Stream: "stdout", Data: []byte("other")})
+	b.stream(turnID, threads.LiveChunk{Kind: out, CallID: "call_1", Stream: "stdout", Data: []byte("hel")},
+		threads.LiveChunk{Kind: out, CallID: "call_9", Stream: "stdout", Data: []byte("other")})
 	seen := c.until("item/commandExecution/outputDelta")
-	b.stream(turnID, workflows.LiveChunk{Kind: out, CallID: "call_1", Stream: "stdout", Offset: 3, Data: []byte("lo\n")})
+	b.stream(turnID, threads.LiveChunk{Kind: out, CallID: "call_1", Stream: "stdout", Offset: 3, Data: []byte("lo\n")})
 	seen = append(seen, c.until("item/commandExecution/outputDelta")...)
 	done := cmd
 	code := 0
@@ -44,9 +45,9 @@ func TestLiveDeltas(t *testing.T) {
 	seen = append(seen, c.until("item/completed")...)
 
 	const answer = "héllo world"
-	b.stream(turnID, workflows.LiveChunk{Kind: text, Step: 1, Data: []byte(answer[:2])}) // "h" and half of "é"
+	b.stream(turnID, threads.LiveChunk{Kind: text, Step: 1, Data: []byte(answer[:2])}) // "h" and half of "é"
 	seen = append(seen, c.until("item/agentMessage/delta")...)
-	b.stream(turnID, workflows.LiveChunk{Kind: text, Step: 1, Offset: 2, Data: []byte(answer[2:6])})
+	b.stream(turnID, threads.LiveChunk{Kind: text, Step: 1, Offset: 2, Data: []byte(answer[2:6])})
 	seen = append(seen, c.until("item/agentMessage/delta")...)
 	b.emit(turnID, workflows.Event{Type: workflows.EventItemCompleted, Item: &workflows.Item{ID: "item_2", Type: workflows.ItemAgentMessage, Text: answer}})
 	b.end(turnID, workflows.StatusCompleted, "")
@@ -123,7 +124,7 @@ func TestLiveMessageWithoutItem(t *testing.T) {
 	r, _ := c.response(rid)
 	turnID := r["result"].(map[string]any)["turn"].(map[string]any)["id"].(string)
 	b.emit(turnID, workflows.Event{Type: workflows.EventItemStarted, Item: &workflows.Item{ID: "item_0", Type: workflows.ItemReasoning}})
-	b.stream(turnID, workflows.LiveChunk{Kind: workflows.LiveAgentText, Step: 1, Data: []byte("partial")})
+	b.stream(turnID, threads.LiveChunk{Kind: threads.LiveAgentText, Step: 1, Data: []byte("partial")})
 	c.until("item/agentMessage/delta")
 	b.end(turnID, workflows.StatusFailed, "model unavailable")
 	var completed map[string]any
@@ -143,7 +144,7 @@ type countingLive struct {
 	polls int
 }
 
-func (c *countingLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+func (c *countingLive) Poll(context.Context) ([]threads.LiveChunk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
@@ -186,7 +187,7 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 	f.liveEvent(workflows.Event{Type: workflows.EventApprovalResolved, Approval: approval})
 	f.emitMu.Unlock()
 	deadline := time.Now().Add(10 * time.Second)
-	for reader.count() < workflows.LiveQuietPolls+20 {
+	for reader.count() < threads.LiveQuietPolls+20 {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d polls after the approval was resolved", reader.count())
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/interpreter-dev/interpreter/workflows"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 )
 
 type turnSteerParams struct {
@@ -111,9 +111,9 @@ func (c *conn) threadNameSet(_ json.RawMessage, raw json.RawMessage) (*result, e
 // runs) to the client's error.
 func manageError(threadID string, err error) error {
 	switch {
-	case errors.Is(err, workflows.ErrThreadNotFound):
+	case errors.Is(err, threads.ErrThreadNotFound):
 		return threadNotFound(threadID)
-	case errors.Is(err, workflows.ErrThreadArchived):
+	case errors.Is(err, threads.ErrThreadArchived):
 		return invalidRequest("thread %s is archived", threadID)
 	}
 	var se *SettingsError

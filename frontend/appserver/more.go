@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
-	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 type forkParams struct {
@@ -42,7 +42,7 @@ func (c *conn) threadFork(_ json.RawMessage, raw json.RawMessage) (*result, erro
 		return nil, err
 	}
 	info, err := c.s.backend.ForkThread(ctx, p.ThreadID, ts)
-	if errors.Is(err, workflows.ErrThreadNotFound) {
+	if errors.Is(err, threads.ErrThreadNotFound) {
 		return nil, threadNotFound(p.ThreadID)
 	}
 	if err != nil {

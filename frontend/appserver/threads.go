@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -274,7 +275,7 @@ func (c *conn) readThread(ctx context.Context, id string) (ThreadInfo, error) {
 		return ThreadInfo{}, threadNotFound(id)
 	}
 	info, err := c.s.backend.Thread(ctx, id)
-	if errors.Is(err, workflows.ErrThreadNotFound) {
+	if errors.Is(err, threads.ErrThreadNotFound) {
 		return info, threadNotFound(id)
 	}
 	if err != nil {

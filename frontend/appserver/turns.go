@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -116,15 +117,15 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 }
 
 func startTurnError(threadID string, err error) error {
-	if errors.Is(err, workflows.ErrThreadNotFound) {
+	if errors.Is(err, threads.ErrThreadNotFound) {
 		return threadNotFound(threadID)
 	}
-	if errors.Is(err, workflows.ErrThreadArchived) {
+	if errors.Is(err, threads.ErrThreadArchived) {
 		return invalidRequest("thread %s is archived; thread/unarchive brings it back", threadID)
 	}
 	msg := innermost(err)
-	if errors.Is(err, workflows.ErrTurnRefused) {
-		return invalidRequest("%s", strings.TrimPrefix(err.Error(), workflows.ErrTurnRefused.Error()+": "))
+	if errors.Is(err, threads.ErrTurnRefused) {
+		return invalidRequest("%s", strings.TrimPrefix(err.Error(), threads.ErrTurnRefused.Error()+": "))
 	}
 	if strings.Contains(msg, "waiting to start") || strings.Contains(msg, "is compacting") {
 		return invalidRequest("%s", msg)

@@ -15,7 +15,7 @@ type Backend interface {
 	// already absolute) and starts its first turn.
 	NewThread(ctx context.Context, args CodexArgs) (Started, error)
 	// Reply starts a turn on an existing thread. It fails with an error
-	// wrapping workflows.ErrThreadNotFound when no thread has that id, and
+	// wrapping threads.ErrThreadNotFound when no thread has that id, and
 	// with a *BusyError while the thread runs another turn.
 	Reply(ctx context.Context, threadID, prompt string) (Started, error)
 	// Follow calls fn for every event of the turn, in order, from its

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -81,7 +82,7 @@ func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in Reply
 				return c.stopped(ctx, err)
 			}
 			continue
-		case errors.Is(err, workflows.ErrThreadNotFound):
+		case errors.Is(err, threads.ErrThreadNotFound):
 			return failed(id, "thread not found: "+id)
 		case err != nil:
 			return failed(id, "starting the turn: "+err.Error())

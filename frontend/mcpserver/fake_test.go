@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -23,7 +24,7 @@ type fakeTurn struct {
 	// live are the successive answers of its live-output reader; Follow
 	// holds the turn after event number holdAfter until the poller asked
 	// for more (drained).
-	live      [][]workflows.LiveChunk
+	live      [][]threads.LiveChunk
 	drained   chan struct{}
 	holdAfter int
 	// ended is closed when a Follow of the turn saw its end.
@@ -111,7 +112,7 @@ func (f *fakeBackend) Reply(_ context.Context, threadID, prompt string) (Started
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.threads[threadID]; !ok {
-		return Started{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, threadID)
+		return Started{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, threadID)
 	}
 	if id := f.running[threadID]; id != "" {
 		return Started{}, &BusyError{ThreadID: threadID, TurnID: id}
@@ -204,7 +205,7 @@ type fakeLive struct {
 	n int
 }
 
-func (l *fakeLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+func (l *fakeLive) Poll(context.Context) ([]threads.LiveChunk, error) {
 	l.f.mu.Lock()
 	defer l.f.mu.Unlock()
 	if l.n >= len(l.t.live) {

@@ -8,14 +8,15 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // LiveReader reads what a turn's running commands wrote and its running
-// model call streamed since its previous poll; [workflows.LiveOutput] is
+// model call streamed since its previous poll; [threads.LiveOutput] is
 // the one over Temporal.
 type LiveReader interface {
-	Poll(ctx context.Context) ([]workflows.LiveChunk, error)
+	Poll(ctx context.Context) ([]threads.LiveChunk, error)
 }
 
 // livePoller sends the streaming messages of a followed turn:
@@ -52,7 +53,7 @@ type livePoller struct {
 	// waiting are the approvals the turn waits for: nothing runs then, so
 	// nothing is polled. pace slows polling down while nothing happens.
 	waiting map[string]bool
-	pace    workflows.LivePace
+	pace    threads.LivePace
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -111,14 +112,14 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 				break
 			}
 			switch ch.Kind {
-			case workflows.LiveCommandOutput:
+			case threads.LiveCommandOutput:
 				if l.commandEpoch == cmdEpoch && l.command != nil && ch.CallID == l.command.CallID && len(ch.Data) > 0 {
 					l.c.emit(ctx, l.turnID, msg{"type": "exec_command_output_delta", "call_id": l.command.ID,
 						"stream": ch.Stream, "chunk": base64.StdEncoding.EncodeToString(ch.Data)})
 				}
-			case workflows.LiveAgentText:
+			case threads.LiveAgentText:
 				l.agentText(ctx, ch, textEpoch)
-			case workflows.LiveReasoning:
+			case threads.LiveReasoning:
 				l.reasoningText(ctx, ch, thinkEpoch)
 			}
 		}
@@ -129,7 +130,7 @@ func (l *livePoller) run(ctx, pctx context.Context) {
 // agentText sends streamed text as agent_message_delta (lock held). Text
 // of a step an agent_message already carried is dropped, and so is text
 // polled across an agent_message that came before any text of its step.
-func (l *livePoller) agentText(ctx context.Context, ch workflows.LiveChunk, epoch int) {
+func (l *livePoller) agentText(ctx context.Context, ch threads.LiveChunk, epoch int) {
 	if ch.Step <= l.closedStep || (l.textEpoch != epoch && l.textStep == 0) {
 		return
 	}

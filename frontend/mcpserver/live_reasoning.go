@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -17,7 +18,7 @@ type thinking struct {
 
 // reasoningText sends streamed reasoning (lock held), as agentText sends
 // text: only the open step's, and never after its agent_reasoning.
-func (l *livePoller) reasoningText(ctx context.Context, ch workflows.LiveChunk, epoch int) {
+func (l *livePoller) reasoningText(ctx context.Context, ch threads.LiveChunk, epoch int) {
 	th := &l.thinking
 	if ch.Step <= th.closedStep || (th.epoch != epoch && th.step == 0) {
 		return

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -19,8 +20,8 @@ func TestCommandOutputDeltas(t *testing.T) {
 		turn := completedTurn("the answer")
 		turn.events[1].Item.CallID = "call_1"
 		turn.events[2].Item.CallID = "call_1"
-		out := workflows.LiveCommandOutput
-		turn.live = [][]workflows.LiveChunk{
+		out := threads.LiveCommandOutput
+		turn.live = [][]threads.LiveChunk{
 			{{Kind: out, CallID: "call_1", Stream: "stdout", Data: []byte("hel")}, {Kind: out, CallID: "call_9", Stream: "stdout", Data: []byte("other")}},
 			nil,
 			{{Kind: out, CallID: "call_1", Stream: "stdout", Offset: 3, Data: []byte("lo\n")}},
@@ -68,11 +69,11 @@ func TestAgentMessageDeltas(t *testing.T) {
 			},
 			result: workflows.TurnResult{Status: workflows.StatusCompleted, FinalMessage: answer},
 		}
-		text := func(step int, b []byte) workflows.LiveChunk {
-			return workflows.LiveChunk{Kind: workflows.LiveAgentText, Step: step, Data: b}
+		text := func(step int, b []byte) threads.LiveChunk {
+			return threads.LiveChunk{Kind: threads.LiveAgentText, Step: step, Data: b}
 		}
 		b := []byte(answer)
-		turn.live = [][]workflows.LiveChunk{
+		turn.live = [][]threads.LiveChunk{
 			{text(1, b[:2])}, // "h" and half of "é"
 			{text(1, b[2:7])},
 		}
@@ -107,7 +108,7 @@ type countingLive struct {
 	polls int
 }
 
-func (c *countingLive) Poll(context.Context) ([]workflows.LiveChunk, error) {
+func (c *countingLive) Poll(context.Context) ([]threads.LiveChunk, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.polls++
@@ -146,7 +147,7 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 	}
 	l.handle(ctx, workflows.Event{Type: workflows.EventApprovalResolved, Approval: approval}, nil)
 	deadline := time.Now().Add(10 * time.Second)
-	for reader.count() < workflows.LiveQuietPolls+20 {
+	for reader.count() < threads.LiveQuietPolls+20 {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d polls after the approval was resolved", reader.count())
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -37,7 +39,7 @@ func (c *ApproveCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 	}
 	defer cl.Close()
 	if c.Item == "" {
-		list, err := workflows.PendingApprovals(ctx, cl, c.Thread)
+		list, err := threads.PendingApprovals(ctx, cl, c.Thread)
 		if err != nil {
 			return exitf(1, "%v", rootCause(err))
 		}
@@ -46,12 +48,12 @@ func (c *ApproveCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 			return nil
 		}
 		for _, a := range list {
-			printApproval(io.Out, a)
+			execfe.PrintApproval(io.Out, a)
 		}
 		return nil
 	}
-	res, err := workflows.DecideApproval(ctx, cl, workflows.ApprovalDecision{ThreadID: c.Thread, ItemID: c.Item, Decision: c.Decision})
-	if errors.Is(err, workflows.ErrThreadNotFound) {
+	res, err := threads.Decide(ctx, cl, workflows.ApprovalDecision{ThreadID: c.Thread, ItemID: c.Item, Decision: c.Decision})
+	if errors.Is(err, threads.ErrThreadNotFound) {
 		return exitf(1, "thread not found: %s", c.Thread)
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"io"
 	"os"
 	"os/signal"
@@ -112,6 +113,11 @@ func Run(args []string, stdio Stdio) int {
 		if errors.As(err, &ee) {
 			fmt.Fprintf(stdio.Err, "interpreter: %v\n", ee.err)
 			return ee.code
+		}
+		var fe *execfe.ExitError // a front end's
+		if errors.As(err, &fe) {
+			fmt.Fprintf(stdio.Err, "interpreter: %v\n", fe.Err)
+			return fe.Code
 		}
 		fmt.Fprintf(stdio.Err, "interpreter: %v\n", err)
 		return 1

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/term"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
 	"github.com/interpreter-dev/interpreter/sandbox"
@@ -47,8 +46,6 @@ type ExecCmd struct {
 	CyberAccess    string   `name:"cyber-access-program" help:"Accepted for Codex compatibility (the SDK's cyberAccessProgram)."`
 
 	Args []string `arg:"" optional:"" help:"PROMPT, or: resume THREAD_ID [PROMPT]. '-' or no prompt reads stdin."`
-
-	stdin *bufio.Reader // answers to approval prompts
 }
 
 func (e *ExecCmd) overrides() []string {
@@ -96,45 +93,22 @@ func (e *ExecCmd) parseArgs(stdin io.Reader, stderr io.Writer) (threadID, prompt
 	switch {
 	case len(args) == 1 && args[0] != "-":
 		prompt = args[0]
-	case threadID != "" && len(args) == 0 && isTerminal(stdin):
+	case threadID != "" && len(args) == 0 && execfe.IsTerminal(stdin):
 		// A resume may only follow the running turn: the prompt is asked
 		// for once it is known that none runs (see resume).
 		return threadID, "", nil
 	default:
-		if prompt, err = readPrompt(stdin, stderr); err != nil {
+		if prompt, err = execfe.ReadPrompt(stdin, stderr); err != nil {
 			return "", "", err
 		}
 	}
 	if strings.TrimSpace(prompt) == "" && threadID != "" {
 		return threadID, "", nil // resume: follow the running turn, if any
 	}
-	if err := checkPrompt(prompt); err != nil {
+	if err := execfe.CheckPrompt(prompt); err != nil {
 		return "", "", err
 	}
 	return threadID, prompt, nil
-}
-
-// readPrompt reads the prompt from stdin, saying so on a terminal.
-func readPrompt(stdin io.Reader, stderr io.Writer) (string, error) {
-	if isTerminal(stdin) {
-		fmt.Fprintf(stderr, "interpreter: reading the prompt from stdin (end it with Ctrl-D)\n")
-	}
-	b, err := io.ReadAll(stdin)
-	if err != nil {
-		return "", exitf(1, "reading the prompt from stdin: %v", err)
-	}
-	return string(b), nil
-}
-
-// checkPrompt refuses an empty prompt and one over the input limits.
-func checkPrompt(prompt string) error {
-	if strings.TrimSpace(prompt) == "" {
-		return exitf(2, "no prompt: pass it as an argument or on stdin")
-	}
-	if err := workflows.CheckInput("Input", prompt); err != nil {
-		return exitf(2, "%v", err)
-	}
-	return nil
 }
 
 // Run runs the turn and prints it.
@@ -175,7 +149,7 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	}
 	defer b.Close()
 	tc.SearchAttributes = hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)
-	p := newPrinter(e.JSON, stdio)
+	s := &execfe.Session{Client: b.client, JSON: e.JSON, LastMessage: e.LastMessage, IO: execfe.Stdio(stdio)}
 	if tc.Provider.ID == "demo" {
 		fmt.Fprintf(stdio.Err, "interpreter: model: the built-in scripted DEMO model (not a real LLM; use --provider to pick a real one)\n")
 	}
@@ -191,18 +165,11 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		if e.Cd != "" {
 			req.Cwd = tc.Cwd
 		}
-		r := resumer{e: e, b: b, p: p, stdio: stdio, threadID: threadID, req: req,
-			announce: func() { e.announce(cfg, b, stdio, threadID) }}
-		return r.run(ctx)
+		return s.Resume(ctx, threadID, req, func() { e.announce(cfg, b, stdio, threadID) })
 	}
-	threadID = newThreadID()
-	resp, err := workflows.StartThread(ctx, b.client, workflows.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}, req)
-	if err != nil {
-		return turnExit(threadID, err)
-	}
-	p.threadStarted(threadID, resp.TurnID)
-	e.announce(cfg, b, stdio, threadID)
-	return e.follow(ctx, b, p, threadID, resp.TurnID)
+	threadID = threads.NewID()
+	nt := threads.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}
+	return s.Start(ctx, nt, req, func() { e.announce(cfg, b, stdio, threadID) })
 }
 
 // announce prints where to watch the thread.
@@ -211,125 +178,6 @@ func (e *ExecCmd) announce(cfg *config.Config, b *backend, stdio Stdio, threadID
 		fmt.Fprintf(stdio.Err, "interpreter: watch this thread at %s/namespaces/%s/workflows/%s\n", u, cfg.Temporal.Namespace, url.PathEscape(threadID))
 	} else if b.embedded {
 		fmt.Fprintf(stdio.Err, "interpreter: (no Web UI in this process: run `interpreter dev` in another terminal to watch turns)\n")
-	}
-}
-
-// turnExit turns the errors of starting a turn into exit errors.
-func turnExit(threadID string, err error) error {
-	if errors.Is(err, workflows.ErrThreadNotFound) {
-		return exitf(1, "thread not found: %s", threadID)
-	}
-	if errors.Is(err, workflows.ErrThreadArchived) {
-		return exitf(1, "thread %s is archived; it takes no more turns", threadID)
-	}
-	return exitf(1, "%v", rootCause(err))
-}
-
-// follow prints the turn's events until it ends and exits with its
-// outcome; Ctrl-C interrupts the turn (it stops in the workflow, not just
-// here).
-func (e *ExecCmd) follow(ctx context.Context, b *backend, p *printer, threadID, turnID string) error {
-	res, err := e.watch(ctx, b, p, threadID, turnID, true)
-	if err != nil {
-		return err
-	}
-	if e.LastMessage != "" {
-		if err := writeLastMessage(e.LastMessage, res.FinalMessage); err != nil {
-			return err
-		}
-	}
-	if res.Status != workflows.StatusCompleted {
-		return &exitError{code: 1, err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
-	}
-	return nil
-}
-
-func writeLastMessage(path, msg string) error {
-	if err := os.WriteFile(path, []byte(msg), 0o644); err != nil {
-		return exitf(1, "writing %s: %v", path, err)
-	}
-	return nil
-}
-
-// watch prints the turn's events from its start (asking the approvals
-// still pending among them) and its end; last: its final message is the
-// answer (on stdout), not one turn among those exec shows.
-func (e *ExecCmd) watch(ctx context.Context, b *backend, p *printer, threadID, turnID string, last bool) (workflows.TurnResult, error) {
-	fctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-ctx.Done():
-			fmt.Fprintf(p.io.Err, "interpreter: interrupting turn %s\n", turnID)
-			ictx, icancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = workflows.Interrupt(ictx, b.client, threadID)
-			icancel()
-			time.AfterFunc(15*time.Second, cancel)
-		case <-fctx.Done():
-		}
-	}()
-	onEvent := func(ev workflows.Event) {
-		p.event(ev)
-		if ev.Type == workflows.EventApprovalRequested && ev.Approval != nil {
-			e.answer(fctx, b, p.io, *ev.Approval)
-		}
-	}
-	if err := workflows.FollowTurn(fctx, b.client, turnID, 0, onEvent); err != nil {
-		return workflows.TurnResult{}, exitf(1, "following turn %s: %v", turnID, err)
-	}
-	res, err := workflows.TurnOutcome(fctx, b.client, turnID)
-	if err != nil {
-		return res, exitf(1, "reading the result of turn %s: %v", turnID, err)
-	}
-	p.finish(res, last)
-	return res, nil
-}
-
-// answer decides a pending approval: on the terminal when stdin is one
-// (y/n/a), otherwise by the non-interactive default: deny, and the model
-// is told. An approval already decided (elsewhere, or before this front
-// end attached) is left alone.
-func (e *ExecCmd) answer(ctx context.Context, b *backend, stdio Stdio, a workflows.Approval) {
-	pending, err := workflows.PendingApprovals(ctx, b.client, a.ThreadID)
-	if err != nil {
-		return
-	}
-	waiting := false
-	for _, p := range pending {
-		waiting = waiting || p.ItemID == a.ItemID
-	}
-	if !waiting {
-		return
-	}
-	decision := workflows.DecisionDeny
-	if isTerminal(stdio.In) {
-		if e.stdin == nil {
-			e.stdin = bufio.NewReader(stdio.In)
-		}
-		decision = ""
-		for decision == "" {
-			fmt.Fprintf(stdio.Err, "Approve %s? [y]es / [n]o / [a]lways for this thread / a[b]ort the turn: ", a.ItemID)
-			line, err := e.stdin.ReadString('\n')
-			switch strings.ToLower(strings.TrimSpace(line)) {
-			case "y", "yes":
-				decision = workflows.DecisionApprove
-			case "a", "always":
-				decision = workflows.DecisionApproveForSession
-			case "b", "abort":
-				decision = workflows.DecisionAbort
-			case "n", "no":
-				decision = workflows.DecisionDeny
-			}
-			if err != nil && decision == "" {
-				decision = workflows.DecisionDeny
-			}
-		}
-	} else {
-		fmt.Fprintf(stdio.Err, "interpreter: %s needs approval and stdin is not a terminal: denied (the model is told). "+
-			"To decide yourself, run in a terminal, or keep this thread waiting with `interpreter approve`.\n", a.ItemID)
-	}
-	if _, err := workflows.DecideApproval(ctx, b.client, workflows.ApprovalDecision{ThreadID: a.ThreadID, ItemID: a.ItemID, Decision: decision}); err != nil {
-		fmt.Fprintf(stdio.Err, "interpreter: %v\n", rootCause(err))
 	}
 }
 
@@ -512,12 +360,6 @@ func attachImages(paths []string, tc workflows.ThreadConfig) ([]activities.Image
 		out = append(out, activities.ImageSource{Path: abs})
 	}
 	return out, nil
-}
-
-// isTerminal tells whether r is a terminal.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // checkAPIKey refuses a thread whose provider key this process's

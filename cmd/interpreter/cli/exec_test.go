@@ -1,6 +1,7 @@
 package cli
 
 import (
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"os"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ func TestExecResumeSaysItReadsStdin(t *testing.T) {
 	}
 	done := make(chan read, 1)
 	go func() {
-		prompt, err := readPrompt(tty, stderr)
+		prompt, err := execfe.ReadPrompt(tty, stderr)
 		done <- read{prompt, err}
 	}()
 	select {

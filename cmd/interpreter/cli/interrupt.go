@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -25,21 +26,21 @@ func (c *ThreadsInterruptCmd) Run(ctx context.Context, g *Globals, stdio Stdio) 
 		return err
 	}
 	defer b.Close()
-	open, err := workflows.ThreadOpen(ctx, b.client, c.ID)
+	open, err := threads.Open(ctx, b.client, c.ID)
 	if err != nil {
 		return threadExit(c.ID, err)
 	}
 	if !open {
 		return exitf(1, "thread %s is archived; it runs no turn", c.ID)
 	}
-	v, err := workflows.GetThread(ctx, b.client, c.ID)
+	v, err := threads.Read(ctx, b.client, c.ID)
 	if err != nil {
 		return threadExit(c.ID, err)
 	}
 	if v.RunningTurn == "" {
 		return exitf(1, "thread %s runs no turn: nothing to interrupt", c.ID)
 	}
-	if err := workflows.Interrupt(ctx, b.client, c.ID); err != nil {
+	if err := threads.Interrupt(ctx, b.client, c.ID); err != nil {
 		return threadExit(c.ID, err)
 	}
 	if c.Wait <= 0 {
@@ -48,7 +49,7 @@ func (c *ThreadsInterruptCmd) Run(ctx context.Context, g *Globals, stdio Stdio) 
 	}
 	wctx, cancel := context.WithTimeout(ctx, c.Wait)
 	defer cancel()
-	res, err := workflows.TurnOutcome(wctx, b.client, v.RunningTurn)
+	res, err := threads.Outcome(wctx, b.client, v.RunningTurn)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return exitf(1, "interrupt sent, but %s has not ended within %s (is a worker running?)", v.RunningTurn, c.Wait)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
-	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // mcpServers are the enabled servers of the config, as threads carry them.
@@ -507,42 +505,4 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// mcpJSONItem fills an mcp_tool_call item as `codex exec --json` shows
-// one: arguments as JSON, the result as text content, or the error.
-func mcpJSONItem(m map[string]any, it *workflows.Item) {
-	m["server"], m["tool"], m["status"] = it.Server, it.Tool, it.Status
-	var args any = map[string]any{}
-	if it.Arguments != "" && json.Unmarshal([]byte(it.Arguments), &args) != nil {
-		args = it.Arguments
-	}
-	m["arguments"] = args
-	m["result"], m["error"] = nil, nil
-	switch {
-	case it.Status == workflows.StatusCompleted:
-		m["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": it.Result}}, "structured_content": nil}
-	case it.Message != "":
-		m["error"] = map[string]any{"message": it.Message}
-	}
-}
-
-// mcpHumanItem prints an MCP tool call for a person.
-func mcpHumanItem(w io.Writer, typ string, it *workflows.Item) {
-	if typ == workflows.EventItemStarted {
-		fmt.Fprintf(w, "\nmcp %s.%s %s\n", it.Server, it.Tool, oneLineText(it.Arguments, 200))
-		return
-	}
-	if typ != workflows.EventItemCompleted {
-		return
-	}
-	out := it.Result
-	if out == "" {
-		out = it.Message
-	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) > 20 {
-		lines = append(lines[:20:20], fmt.Sprintf("... (%d more lines)", len(lines)-20))
-	}
-	fmt.Fprintf(w, "%s\n[%s]\n", strings.Join(lines, "\n"), it.Status)
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/devtest"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/frontend/mcpserver"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -73,7 +73,7 @@ func BenchmarkMCPCodexAndReply(b *testing.B) {
 func awaitSettled(b *testing.B, w *devtest.World, threadID string) {
 	ctx := context.Background()
 	for {
-		v, err := workflows.GetThread(ctx, w.Client, threadID)
+		v, err := threads.Read(ctx, w.Client, threadID)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,8 +86,15 @@ func awaitSettled(b *testing.B, w *devtest.World, threadID string) {
 // benchSession serves the tools over w and connects an SDK client.
 func benchSession(b testing.TB, w *devtest.World) *mcp.ClientSession {
 	g, loaded := benchConfig(b, w, "approval_policy = \"never\"\nsandbox_mode = \"danger-full-access\"\n")
-	be := &mcpBackend{g: g, cfg: loaded, log: io.Discard, ready: make(chan struct{}), b: &backend{client: w.Client}, sa: true}
-	close(be.ready)
+	be := mcpserver.NewTemporalBackend(context.Background(), mcpserver.TemporalOptions{
+		TaskQueue: loaded.Temporal.TaskQueue,
+		Connect: func(context.Context) (mcpserver.Conn, error) {
+			return mcpserver.Conn{Client: w.Client, SearchAttributes: true}, nil
+		},
+		Resolve: func(args mcpserver.CodexArgs) (workflows.ThreadConfig, error) {
+			return mcpThreadConfig(g, &backend{client: w.Client}, args)
+		},
+	})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := mcpserver.New(be, mcpserver.Options{Cwd: w.Dir}).Connect(ctx, st); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -43,9 +44,9 @@ func threadsBackend(ctx context.Context, g *Globals, stderr io.Writer) (*backend
 // threadExit turns the errors of the thread helpers into exit errors.
 func threadExit(threadID string, err error) error {
 	switch {
-	case errors.Is(err, workflows.ErrThreadNotFound):
+	case errors.Is(err, threads.ErrThreadNotFound):
 		return exitf(1, "thread not found: %s", threadID)
-	case errors.Is(err, workflows.ErrThreadArchived):
+	case errors.Is(err, threads.ErrThreadArchived):
 		return exitf(1, "thread %s is archived", threadID)
 	}
 	return exitf(1, "%v", rootCause(err))
@@ -67,7 +68,7 @@ func (l *ThreadsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	default:
 		return exitf(2, "invalid --status %q: valid values are in_progress, completed, failed, interrupted, archived", l.Status)
 	}
-	opts := workflows.ListOptions{Status: l.Status, All: l.All, Limit: l.Limit}
+	opts := threads.ListOptions{Status: l.Status, All: l.All, Limit: l.Limit}
 	if l.Cwd != "" {
 		abs, err := filepath.Abs(l.Cwd)
 		if err != nil {
@@ -81,7 +82,7 @@ func (l *ThreadsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	}
 	defer b.Close()
 	opts.SearchAttributes = hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)
-	threads, err := workflows.ListThreads(ctx, b.client, opts)
+	threads, err := threads.List(ctx, b.client, opts)
 	if err != nil {
 		return exitf(1, "%v", err)
 	}
@@ -140,11 +141,11 @@ func (s *ThreadsShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 		return err
 	}
 	defer b.Close()
-	open, err := workflows.ThreadOpen(ctx, b.client, s.ID)
+	open, err := threads.Open(ctx, b.client, s.ID)
 	if err != nil {
 		return threadExit(s.ID, err)
 	}
-	v, err := workflows.GetThread(ctx, b.client, s.ID)
+	v, err := threads.Read(ctx, b.client, s.ID)
 	if err != nil {
 		return threadExit(s.ID, err)
 	}
@@ -199,7 +200,7 @@ func (s *ThreadsShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 // readTurn reads a turn's prompt and the last state of each of its items.
 func readTurn(ctx context.Context, b *backend, turnID string, number int, res *workflows.TurnResult) turnDetail {
 	d := turnDetail{TurnID: turnID, Number: number, Result: res, Items: []workflows.Item{}}
-	if p, err := workflows.TurnPrompt(ctx, b.client, turnID); err == nil {
+	if p, err := threads.Prompt(ctx, b.client, turnID); err == nil {
 		d.Prompt = p
 	}
 	index := map[string]int{}
@@ -224,7 +225,7 @@ func readTurn(ctx context.Context, b *backend, turnID string, number int, res *w
 func allEvents(ctx context.Context, b *backend, turnID string, fn func(workflows.Event)) error {
 	after := 0
 	for {
-		p, err := workflows.TurnEvents(ctx, b.client, turnID, after)
+		p, err := threads.Events(ctx, b.client, turnID, after)
 		if err != nil {
 			return err
 		}
@@ -307,7 +308,7 @@ func (e *ThreadsEventsCmd) Run(ctx context.Context, g *Globals, stdio Stdio) err
 		return err
 	}
 	defer b.Close()
-	v, err := workflows.GetThread(ctx, b.client, e.ID)
+	v, err := threads.Read(ctx, b.client, e.ID)
 	if err != nil {
 		return threadExit(e.ID, err)
 	}
@@ -330,7 +331,7 @@ func (e *ThreadsEventsCmd) Run(ctx context.Context, g *Globals, stdio Stdio) err
 		}
 		return nil
 	}
-	err = workflows.FollowTurn(ctx, b.client, v.RunningTurn, 0, emit)
+	err = threads.FollowTurn(ctx, b.client, v.RunningTurn, 0, emit)
 	if err != nil && ctx.Err() == nil {
 		return exitf(1, "following %s: %v", v.RunningTurn, rootCause(err))
 	}
@@ -350,7 +351,7 @@ func (c *ThreadsCompactCmd) Run(ctx context.Context, g *Globals, stdio Stdio) er
 		return err
 	}
 	defer b.Close()
-	resp, err := workflows.CompactThread(ctx, b.client, c.ID)
+	resp, err := threads.Compact(ctx, b.client, c.ID)
 	if err != nil {
 		return threadExit(c.ID, err)
 	}
@@ -376,7 +377,7 @@ func (a *ThreadsArchiveCmd) Run(ctx context.Context, g *Globals, stdio Stdio) er
 	defer b.Close()
 	actx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := workflows.ArchiveThread(actx, b.client, a.ID); err != nil {
+	if err := threads.Archive(actx, b.client, a.ID); err != nil {
 		return threadExit(a.ID, err)
 	}
 	fmt.Fprintf(stdio.Out, "archived %s\n", a.ID)

@@ -1,4 +1,4 @@
-package cli
+package appserver
 
 import (
 	"context"
@@ -13,27 +13,27 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // The app-server backend's answers to a turn's requests (approvals,
 // dynamic tool calls), steering, and thread names and archiving.
 
-func (a *appBackend) Pending(ctx context.Context, turnID string) (appserver.Pending, error) {
-	var p appserver.Pending
+func (a *TemporalBackend) Pending(ctx context.Context, turnID string) (Pending, error) {
+	var p Pending
 	var err error
-	if p.Approvals, err = workflows.PendingTurnApprovals(ctx, a.b.client, turnID); err != nil {
+	if p.Approvals, err = threads.TurnApprovals(ctx, a.Client, turnID); err != nil {
 		return p, fmt.Errorf("pending approvals of %s: %w", turnID, err)
 	}
-	if p.Dynamic, err = workflows.PendingDynamicCalls(ctx, a.b.client, turnID); err != nil {
+	if p.Dynamic, err = threads.DynamicCalls(ctx, a.Client, turnID); err != nil {
 		return p, fmt.Errorf("pending dynamic tool calls of %s: %w", turnID, err)
 	}
 	return p, nil
 }
 
-func (a *appBackend) Decide(ctx context.Context, turnID string, d workflows.ApprovalDecision) error {
-	h, err := a.b.client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+func (a *TemporalBackend) Decide(ctx context.Context, turnID string, d workflows.ApprovalDecision) error {
+	h, err := a.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: turnID, UpdateName: workflows.UpdateDecideApproval, Args: []any{d},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -43,15 +43,15 @@ func (a *appBackend) Decide(ctx context.Context, turnID string, d workflows.Appr
 	return err
 }
 
-func (a *appBackend) AnswerDynamic(ctx context.Context, turnID string, ans workflows.DynamicAnswer) error {
-	return workflows.AnswerDynamic(ctx, a.b.client, turnID, ans)
+func (a *TemporalBackend) AnswerDynamic(ctx context.Context, turnID string, ans workflows.DynamicAnswer) error {
+	return threads.AnswerDynamic(ctx, a.Client, turnID, ans)
 }
 
 // Steer sends the input to the turn; a turn its thread accepted a moment
 // ago may not have started its workflow yet, so that is waited for.
-func (a *appBackend) Steer(ctx context.Context, threadID, turnID, prompt string) error {
+func (a *TemporalBackend) Steer(ctx context.Context, threadID, turnID, prompt string) error {
 	for attempt := 0; ; attempt++ {
-		_, err := workflows.SteerTurn(ctx, a.b.client, workflows.SteerRequest{ThreadID: threadID, TurnID: turnID, Prompt: prompt})
+		_, err := threads.Steer(ctx, a.Client, workflows.SteerRequest{ThreadID: threadID, TurnID: turnID, Prompt: prompt})
 		var nf *serviceerror.NotFound
 		if err == nil || !errors.As(err, &nf) || attempt >= 100 {
 			return err
@@ -64,40 +64,40 @@ func (a *appBackend) Steer(ctx context.Context, threadID, turnID, prompt string)
 	}
 }
 
-func (a *appBackend) SetName(ctx context.Context, threadID, name string) error {
-	err := workflows.SetThreadName(ctx, a.b.client, threadID, name)
+func (a *TemporalBackend) SetName(ctx context.Context, threadID, name string) error {
+	err := threads.SetName(ctx, a.Client, threadID, name)
 	if err != nil {
-		if open, oerr := workflows.ThreadOpen(ctx, a.b.client, threadID); oerr == nil && !open {
-			return fmt.Errorf("%w: %s", workflows.ErrThreadArchived, threadID)
+		if open, oerr := threads.Open(ctx, a.Client, threadID); oerr == nil && !open {
+			return fmt.Errorf("%w: %s", threads.ErrThreadArchived, threadID)
 		}
 	}
 	return err
 }
 
-func (a *appBackend) Archive(ctx context.Context, threadID string) error {
-	return workflows.ArchiveThread(ctx, a.b.client, threadID)
+func (a *TemporalBackend) Archive(ctx context.Context, threadID string) error {
+	return threads.Archive(ctx, a.Client, threadID)
 }
 
 // Unarchive starts a new run of an archived thread's workflow, under the
 // same id, from the state it was archived with (its query still answers
 // once the run has completed), with the same memo.
-func (a *appBackend) Unarchive(ctx context.Context, threadID string) (appserver.ThreadInfo, error) {
-	d, err := a.b.client.DescribeWorkflowExecution(ctx, threadID, "")
+func (a *TemporalBackend) Unarchive(ctx context.Context, threadID string) (ThreadInfo, error) {
+	d, err := a.Client.DescribeWorkflowExecution(ctx, threadID, "")
 	if err != nil {
-		return appserver.ThreadInfo{}, fmt.Errorf("%w: %s", workflows.ErrThreadNotFound, threadID)
+		return ThreadInfo{}, fmt.Errorf("%w: %s", threads.ErrThreadNotFound, threadID)
 	}
 	ex := d.GetWorkflowExecutionInfo()
 	switch ex.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return appserver.ThreadInfo{}, fmt.Errorf("thread %s is not archived", threadID)
+		return ThreadInfo{}, fmt.Errorf("thread %s is not archived", threadID)
 	default:
-		return appserver.ThreadInfo{}, fmt.Errorf("thread %s was not archived but ended %s; it cannot be brought back",
+		return ThreadInfo{}, fmt.Errorf("thread %s was not archived but ended %s; it cannot be brought back",
 			threadID, strings.ToLower(ex.GetStatus().String()))
 	}
-	st, err := workflows.ThreadStateOf(ctx, a.b.client, threadID)
+	st, err := threads.State(ctx, a.Client, threadID)
 	if err != nil {
-		return appserver.ThreadInfo{}, fmt.Errorf("reading the archived state of %s: %w", threadID, err)
+		return ThreadInfo{}, fmt.Errorf("reading the archived state of %s: %w", threadID, err)
 	}
 	memo := map[string]any{}
 	for k, p := range ex.GetMemo().GetFields() {
@@ -109,7 +109,7 @@ func (a *appBackend) Unarchive(ctx context.Context, threadID string) (appserver.
 	tc := st.Config
 	opts := client.StartWorkflowOptions{
 		ID:                       threadID,
-		TaskQueue:                a.cfg.Temporal.TaskQueue,
+		TaskQueue:                a.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowTaskTimeout:      workflows.ThreadTaskTimeout,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
@@ -122,8 +122,8 @@ func (a *appBackend) Unarchive(ctx context.Context, threadID string) (appserver.
 			workflows.SALastActivity.ValueSet(time.Now().UTC()), workflows.SAStatus.ValueSet(workflows.StatusCompleted))
 	}
 	st.Running, st.Queue = "", nil
-	if _, err := a.b.client.ExecuteWorkflow(ctx, opts, workflows.ThreadWorkflow, workflows.ThreadInput{ThreadID: threadID, State: &st}); err != nil {
-		return appserver.ThreadInfo{}, fmt.Errorf("starting thread %s again: %w", threadID, err)
+	if _, err := a.Client.ExecuteWorkflow(ctx, opts, workflows.ThreadWorkflow, workflows.ThreadInput{ThreadID: threadID, State: &st}); err != nil {
+		return ThreadInfo{}, fmt.Errorf("starting thread %s again: %w", threadID, err)
 	}
 	return a.Thread(ctx, threadID)
 }

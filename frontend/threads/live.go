@@ -1,4 +1,4 @@
-package workflows
+package threads
 
 // Client side: front ends read the live output of a turn's running
 // commands. Nothing here runs in a workflow.

@@ -1,10 +1,11 @@
-package cli
+package exec
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -13,10 +14,7 @@ import (
 // as exec asks its own, then runs the new prompt as the next turn, as
 // codex-reply does.
 type resumer struct {
-	e        *ExecCmd
-	b        *backend
-	p        *printer
-	stdio    Stdio
+	s        *Session
 	threadID string
 	req      workflows.StartTurnRequest // Prompt "" only follows
 	announce func()
@@ -28,7 +26,7 @@ type resumer struct {
 
 func (r *resumer) run(ctx context.Context) error {
 	for {
-		v, err := workflows.GetThread(ctx, r.b.client, r.threadID)
+		v, err := threads.Read(ctx, r.s.Client, r.threadID)
 		if err != nil {
 			return turnExit(r.threadID, err)
 		}
@@ -38,9 +36,9 @@ func (r *resumer) run(ctx context.Context) error {
 			}
 			continue
 		}
-		if r.req.Prompt == "" && r.followed == "" && isTerminal(r.stdio.In) {
+		if r.req.Prompt == "" && r.followed == "" && IsTerminal(r.s.IO.In) {
 			// Nothing runs: the prompt is what the user types now.
-			prompt, err := readPrompt(r.stdio.In, r.stdio.Err)
+			prompt, err := ReadPrompt(r.s.IO.In, r.s.IO.Err)
 			if err != nil {
 				return err
 			}
@@ -49,10 +47,10 @@ func (r *resumer) run(ctx context.Context) error {
 		if r.req.Prompt == "" && r.followed != "" {
 			return r.outcome // only following was asked for
 		}
-		if err := checkPrompt(r.req.Prompt); err != nil {
+		if err := CheckPrompt(r.req.Prompt); err != nil {
 			return err
 		}
-		resp, err := workflows.StartTurn(ctx, r.b.client, r.threadID, r.req)
+		resp, err := threads.Reply(ctx, r.s.Client, r.threadID, r.req)
 		if err != nil && strings.Contains(err.Error(), "is running turn") {
 			continue // another client's turn came first: follow it too
 		}
@@ -60,18 +58,18 @@ func (r *resumer) run(ctx context.Context) error {
 			return turnExit(r.threadID, err)
 		}
 		r.show(resp.TurnID)
-		return r.e.follow(ctx, r.b, r.p, r.threadID, resp.TurnID)
+		return r.s.follow(ctx, r.threadID, resp.TurnID)
 	}
 }
 
 // show names the thread (once) and the turn about to be followed.
 func (r *resumer) show(turnID string) {
 	if r.shown {
-		r.p.turnStarted(r.threadID, turnID)
+		r.s.p.turnStarted(r.threadID, turnID)
 		return
 	}
 	r.shown = true
-	r.p.threadStarted(r.threadID, turnID)
+	r.s.p.threadStarted(r.threadID, turnID)
 	r.announce()
 }
 
@@ -79,13 +77,13 @@ func (r *resumer) show(turnID string) {
 // event, until it ends.
 func (r *resumer) followRunning(ctx context.Context, turnID string) error {
 	r.show(turnID)
-	if !r.p.json {
-		fmt.Fprintf(r.stdio.Err, "interpreter: the thread is running %s: following it to its end%s\n", turnID,
+	if !r.s.p.json {
+		fmt.Fprintf(r.s.IO.Err, "interpreter: the thread is running %s: following it to its end%s\n", turnID,
 			map[bool]string{true: ", then your prompt", false: ""}[r.req.Prompt != ""])
 	}
 	r.followed = turnID
 	last := r.req.Prompt == ""
-	res, err := r.e.watch(ctx, r.b, r.p, r.threadID, turnID, last)
+	res, err := r.s.watch(ctx, r.threadID, turnID, last)
 	if err != nil {
 		return err
 	}
@@ -95,10 +93,10 @@ func (r *resumer) followRunning(ctx context.Context, turnID string) error {
 	}
 	r.outcome = nil
 	if res.Status != workflows.StatusCompleted {
-		r.outcome = &exitError{code: 1, err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
+		r.outcome = &ExitError{Code: 1, Err: fmt.Errorf("turn %s: %s", res.Status, orDefault(res.Error, "no error message"))}
 	}
-	if last && r.e.LastMessage != "" {
-		if err := writeLastMessage(r.e.LastMessage, res.FinalMessage); err != nil {
+	if last && r.s.LastMessage != "" {
+		if err := writeLastMessage(r.s.LastMessage, res.FinalMessage); err != nil {
 			return err
 		}
 	}

@@ -1,9 +1,10 @@
-package workflows
+package threads
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/interpreter-dev/interpreter/workflows"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ var ErrThreadArchived = errors.New("thread is archived")
 // image the model cannot take): the client's error, not the server's.
 var ErrTurnRefused = errors.New("turn refused")
 
-// ListOptions filter [ListThreads].
+// ListOptions filter [List].
 type ListOptions struct {
 	// Cwd keeps threads whose working directory is exactly this path.
 	Cwd string
@@ -42,8 +43,8 @@ type ListOptions struct {
 	SearchAttributes bool
 }
 
-// ThreadSummary is one thread of [ListThreads].
-type ThreadSummary struct {
+// Summary is one thread of [List].
+type Summary struct {
 	ThreadID     string    `json:"thread_id"`
 	Title        string    `json:"title,omitempty"`
 	Cwd          string    `json:"cwd,omitempty"`
@@ -59,26 +60,26 @@ func visibilityString(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
-// ListThreads lists thread workflows from Temporal visibility, newest
+// List lists thread workflows from Temporal visibility, newest
 // first, so it works against any cluster.
-func ListThreads(ctx context.Context, c client.Client, o ListOptions) ([]ThreadSummary, error) {
+func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error) {
 	if o.Limit <= 0 {
 		o.Limit = 50
 	}
-	all := o.All || o.Status == StatusArchived
+	all := o.All || o.Status == workflows.StatusArchived
 	q := []string{"WorkflowType = 'ThreadWorkflow'"}
 	if !all {
 		q = append(q, "ExecutionStatus = 'Running'")
 	}
 	if o.SearchAttributes {
 		if o.Cwd != "" {
-			q = append(q, SACwd.GetName()+" = "+visibilityString(o.Cwd))
+			q = append(q, workflows.SACwd.GetName()+" = "+visibilityString(o.Cwd))
 		}
 		if o.Status != "" {
-			q = append(q, SAStatus.GetName()+" = "+visibilityString(o.Status))
+			q = append(q, workflows.SAStatus.GetName()+" = "+visibilityString(o.Status))
 		}
 	}
-	var out []ThreadSummary
+	var out []Summary
 	seen := map[string]bool{}
 	var token []byte
 	for {
@@ -100,7 +101,7 @@ func ListThreads(ctx context.Context, c client.Client, o ListOptions) ([]ThreadS
 					continue
 				}
 				if s.Open {
-					if v, err := GetThread(ctx, c, id); err == nil {
+					if v, err := Read(ctx, c, id); err == nil {
 						s.Status = viewStatus(v)
 					}
 				}
@@ -122,18 +123,18 @@ func ListThreads(ctx context.Context, c client.Client, o ListOptions) ([]ThreadS
 
 // viewStatus is a thread's status as its search attribute holds it: the
 // running turn's (in_progress) or the last finished turn's.
-func viewStatus(v ThreadView) string {
+func viewStatus(v workflows.ThreadView) string {
 	switch {
 	case v.RunningTurn != "":
-		return StatusInProgress
+		return workflows.StatusInProgress
 	case len(v.Turns) > 0:
 		return v.Turns[len(v.Turns)-1].Status
 	}
-	return StatusInProgress
+	return workflows.StatusInProgress
 }
 
-func summarize(e *workflowpb.WorkflowExecutionInfo) ThreadSummary {
-	s := ThreadSummary{ThreadID: e.GetExecution().GetWorkflowId(), StartTime: e.GetStartTime().AsTime(),
+func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
+	s := Summary{ThreadID: e.GetExecution().GetWorkflowId(), StartTime: e.GetStartTime().AsTime(),
 		Open: e.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING}
 	decode := func(p *commonpb.Payload, v any) bool {
 		return p != nil && converter.GetDefaultDataConverter().FromPayload(p, v) == nil
@@ -142,10 +143,10 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) ThreadSummary {
 	decode(memo["title"], &s.Title)
 	decode(memo["cwd"], &s.Cwd)
 	sa := e.GetSearchAttributes().GetIndexedFields()
-	decode(sa[SACwd.GetName()], &s.Cwd)
-	decode(sa[SAModel.GetName()], &s.Model)
-	decode(sa[SAStatus.GetName()], &s.Status)
-	if !decode(sa[SALastActivity.GetName()], &s.LastActivity) {
+	decode(sa[workflows.SACwd.GetName()], &s.Cwd)
+	decode(sa[workflows.SAModel.GetName()], &s.Model)
+	decode(sa[workflows.SAStatus.GetName()], &s.Status)
+	if !decode(sa[workflows.SALastActivity.GetName()], &s.LastActivity) {
 		s.LastActivity = s.StartTime
 	}
 	switch e.GetStatus() {
@@ -154,7 +155,7 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) ThreadSummary {
 			s.Status = "unknown"
 		}
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		s.Status = StatusArchived
+		s.Status = workflows.StatusArchived
 	default:
 		// Terminated, failed, timed out or cancelled from outside.
 		s.Status = strings.ToLower(e.GetStatus().String())
@@ -165,12 +166,12 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) ThreadSummary {
 	return s
 }
 
-// ArchiveThread archives an idle thread: its workflow completes. Archiving
+// Archive archives an idle thread: its workflow completes. Archiving
 // an archived thread is not an error.
-func ArchiveThread(ctx context.Context, c client.Client, threadID string) error {
+func Archive(ctx context.Context, c client.Client, threadID string) error {
 	err := whenTurnTakenIn(ctx, c, threadID, func() error {
 		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: threadID, UpdateName: UpdateArchive, WaitForStage: client.WorkflowUpdateStageCompleted,
+			WorkflowID: threadID, UpdateName: workflows.UpdateArchive, WaitForStage: client.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
 			err = h.Get(ctx, nil)
@@ -185,14 +186,14 @@ func ArchiveThread(ctx context.Context, c client.Client, threadID string) error 
 
 // whenTurnTakenIn calls call, and again while it is refused because of a
 // turn that has in fact finished (its thread has not taken in the result
-// yet), as StartTurn does.
+// yet), as Reply does.
 func whenTurnTakenIn(ctx context.Context, c client.Client, threadID string, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
 		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
 			return err
 		}
-		v, qerr := GetThread(ctx, c, threadID)
+		v, qerr := Read(ctx, c, threadID)
 		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
 			return err
 		}
@@ -212,8 +213,8 @@ func threadClosed(ctx context.Context, c client.Client, threadID string) bool {
 	return st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING && st != enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW
 }
 
-// ThreadOpen tells whether a thread's workflow runs (it takes turns).
-func ThreadOpen(ctx context.Context, c client.Client, threadID string) (bool, error) {
+// Open tells whether a thread's workflow runs (it takes turns).
+func Open(ctx context.Context, c client.Client, threadID string) (bool, error) {
 	d, err := c.DescribeWorkflowExecution(ctx, threadID, "")
 	if err != nil {
 		return false, threadErr(threadID, err)
@@ -221,12 +222,12 @@ func ThreadOpen(ctx context.Context, c client.Client, threadID string) (bool, er
 	return d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
 }
 
-// CompactThread compacts an idle thread's context now.
-func CompactThread(ctx context.Context, c client.Client, threadID string) (CompactResponse, error) {
-	var resp CompactResponse
+// Compact compacts an idle thread's context now.
+func Compact(ctx context.Context, c client.Client, threadID string) (workflows.CompactResponse, error) {
+	var resp workflows.CompactResponse
 	err := whenTurnTakenIn(ctx, c, threadID, func() error {
 		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID: threadID, UpdateName: UpdateCompact, WaitForStage: client.WorkflowUpdateStageCompleted,
+			WorkflowID: threadID, UpdateName: workflows.UpdateCompact, WaitForStage: client.WorkflowUpdateStageCompleted,
 		})
 		if err == nil {
 			err = h.Get(ctx, &resp)
@@ -239,15 +240,15 @@ func CompactThread(ctx context.Context, c client.Client, threadID string) (Compa
 	return resp, threadErr(threadID, err)
 }
 
-// TurnEvents reads a page of a turn's event log (the events after after)
+// Events reads a page of a turn's event log (the events after after)
 // without waiting.
-func TurnEvents(ctx context.Context, c client.Client, turnID string, after int) (EventsPage, error) {
+func Events(ctx context.Context, c client.Client, turnID string, after int) (workflows.EventsPage, error) {
 	return readEvents(ctx, c, turnID, after)
 }
 
-// TurnPrompt reads the prompt a turn started with, from the first event of
+// Prompt reads the prompt a turn started with, from the first event of
 // its workflow's history.
-func TurnPrompt(ctx context.Context, c client.Client, turnID string) (string, error) {
+func Prompt(ctx context.Context, c client.Client, turnID string) (string, error) {
 	it := c.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	if !it.HasNext() {
 		return "", fmt.Errorf("turn %s has no history", turnID)
@@ -264,7 +265,7 @@ func TurnPrompt(ctx context.Context, c client.Client, turnID string) (string, er
 	if len(p) == 0 {
 		return "", fmt.Errorf("turn %s has no input", turnID)
 	}
-	var in TurnInput
+	var in workflows.TurnInput
 	if err := converter.GetDefaultDataConverter().FromPayload(p[0], &in); err != nil {
 		return "", fmt.Errorf("decoding the input of turn %s: %w", turnID, err)
 	}

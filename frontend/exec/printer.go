@@ -1,4 +1,4 @@
-package cli
+package exec
 
 import (
 	"encoding/json"
@@ -93,7 +93,7 @@ func (p *printer) humanEvent(e workflows.Event) {
 		fmt.Fprintf(w, "%s\n", workflows.RetryText(e))
 		return
 	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
-		printApproval(w, *e.Approval)
+		PrintApproval(w, *e.Approval)
 		return
 	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
 		note := ""
@@ -192,8 +192,8 @@ func (p *printer) finish(r workflows.TurnResult, last bool) {
 	}
 }
 
-// printApproval shows what waits for a decision and how to give it.
-func printApproval(w io.Writer, a workflows.Approval) {
+// PrintApproval shows what waits for a decision and how to give it.
+func PrintApproval(w io.Writer, a workflows.Approval) {
 	fmt.Fprintf(w, "\napproval needed · thread %s · %s: %s\n", a.ThreadID, a.ItemID, a.Reason)
 	if a.Command != "" {
 		fmt.Fprintf(w, "  $ %s   (in %s)\n", a.Command, a.Cwd)
@@ -208,4 +208,51 @@ func printApproval(w io.Writer, a workflows.Approval) {
 		fmt.Fprintf(w, "  without a decision by %s: %s\n", a.Deadline.Local().Format("15:04:05"), a.DefaultDecision)
 	}
 	fmt.Fprintf(w, "  answer: %s\n", a.Answer)
+}
+
+// mcpJSONItem fills an mcp_tool_call item as `codex exec --json` shows
+// one: arguments as JSON, the result as text content, or the error.
+func mcpJSONItem(m map[string]any, it *workflows.Item) {
+	m["server"], m["tool"], m["status"] = it.Server, it.Tool, it.Status
+	var args any = map[string]any{}
+	if it.Arguments != "" && json.Unmarshal([]byte(it.Arguments), &args) != nil {
+		args = it.Arguments
+	}
+	m["arguments"] = args
+	m["result"], m["error"] = nil, nil
+	switch {
+	case it.Status == workflows.StatusCompleted:
+		m["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": it.Result}}, "structured_content": nil}
+	case it.Message != "":
+		m["error"] = map[string]any{"message": it.Message}
+	}
+}
+
+// mcpHumanItem prints an MCP tool call for a person.
+func mcpHumanItem(w io.Writer, typ string, it *workflows.Item) {
+	if typ == workflows.EventItemStarted {
+		fmt.Fprintf(w, "\nmcp %s.%s %s\n", it.Server, it.Tool, oneLineText(it.Arguments, 200))
+		return
+	}
+	if typ != workflows.EventItemCompleted {
+		return
+	}
+	out := it.Result
+	if out == "" {
+		out = it.Message
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > 20 {
+		lines = append(lines[:20:20], fmt.Sprintf("... (%d more lines)", len(lines)-20))
+	}
+	fmt.Fprintf(w, "%s\n[%s]\n", strings.Join(lines, "\n"), it.Status)
+}
+
+// oneLineText is s on one line, cut after n bytes.
+func oneLineText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// AppCmd serves Codex's app-server protocol on stdin/stdout.
+type AppCmd struct {
+	Listen string `default:"stdio://" help:"Transport; only stdio:// (newline-delimited JSON on stdin/stdout) is supported."`
+}
+
+// Run serves one client until stdin closes. Threads and turns live in
+// workflows: running turns go on when this process ends, and any later
+// app-server process continues them (thread/resume).
+func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
+	if a.Listen != "stdio://" && a.Listen != "stdio" {
+		return exitf(2, "--listen %s: only stdio:// is supported", a.Listen)
+	}
+	cfg, err := g.load(nil)
+	if err != nil {
+		return err
+	}
+	b, err := connect(ctx, cfg, stdio.Err)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	srv := appserver.New(appBackend(ctx, b, g, cfg), appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
+	if err := srv.Serve(ctx, stdio.In, stdio.Out); err != nil {
+		return exitf(1, "app-server: %v", err)
+	}
+	return nil
+}
+
+// appBackend is the app-server's backend over b's Temporal client.
+func appBackend(ctx context.Context, b *backend, g *Globals, cfg *config.Config) *appserver.TemporalBackend {
+	return &appserver.TemporalBackend{Client: b.client, TaskQueue: cfg.Temporal.TaskQueue, Namespace: cfg.Temporal.Namespace,
+		SearchAttributes: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace), Settings: &appSettings{b: b, g: g, cfg: cfg}}
+}
+
+// appSettings answers the app-server from the configuration.
+type appSettings struct {
+	b   *backend
+	g   *Globals
+	cfg *config.Config
+}
+
+// Resolve builds a thread's config from the server's configuration and a
+// client's settings.
+func (a *appSettings) Resolve(s appserver.ThreadSettings) (workflows.ThreadConfig, error) {
+	var extra []string
+	set := func(k, v string) {
+		if v != "" {
+			extra = append(extra, fmt.Sprintf("%s=%q", k, v))
+		}
+	}
+	keys := make([]string, 0, len(s.Config))
+	for k := range s.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		lit, err := tomlLiteral(s.Config[k])
+		if err != nil {
+			return workflows.ThreadConfig{}, &appserver.SettingsError{Err: fmt.Errorf("config.%s: %v", k, err)}
+		}
+		extra = append(extra, k+"="+lit)
+	}
+	set("model", s.Model)
+	set("model_provider", s.ModelProvider)
+	set("approval_policy", s.ApprovalPolicy)
+	set("sandbox_mode", s.SandboxMode)
+	cfg, err := a.g.load(extra)
+	if err != nil {
+		return workflows.ThreadConfig{}, &appserver.SettingsError{Err: err}
+	}
+	tc, err := threadConfig(cfg, s.Cwd)
+	if err != nil {
+		return workflows.ThreadConfig{}, &appserver.SettingsError{Err: err}
+	}
+	if s.BaseInstructions != "" {
+		tc.BaseInstructions = s.BaseInstructions
+	}
+	if s.DeveloperInstructions != "" {
+		tc.DeveloperInstructions = s.DeveloperInstructions
+	}
+	if err := checkAPIKey(tc, a.b); err != nil {
+		return workflows.ThreadConfig{}, &appserver.SettingsError{Err: err}
+	}
+	if h, err := harness.Lookup(tc.Harness); err == nil {
+		for _, own := range h.Tools() {
+			for i, d := range s.DynamicTools {
+				if d.Name == own.Name {
+					return workflows.ThreadConfig{}, &appserver.SettingsError{Err: fmt.Errorf(
+						"dynamicTools[%d].name %q is a tool of the %s harness; pick another name", i, d.Name, tc.Harness)}
+				}
+			}
+		}
+	}
+	tc.DynamicTools = s.DynamicTools
+	return tc, nil
+}
+
+func (a *appSettings) Models() ([]appserver.ModelInfo, error) {
+	prov, err := a.cfg.Provider(a.cfg.ModelProvider)
+	if err != nil {
+		return nil, err
+	}
+	def := a.cfg.Model
+	if def == "" {
+		def = defaultModel(a.cfg.ModelProvider)
+	}
+	models := []appserver.ModelInfo{{ID: def, DisplayName: def, Provider: orDefault(prov.Name, a.cfg.ModelProvider), IsDefault: true}}
+	if d := defaultModel(a.cfg.ModelProvider); d != def {
+		models = append(models, appserver.ModelInfo{ID: d, DisplayName: d, Provider: orDefault(prov.Name, a.cfg.ModelProvider)})
+	}
+	return models, nil
+}
+
+func (a *appSettings) Config() (map[string]any, error) {
+	c := a.cfg
+	out := map[string]any{
+		"model_provider":  c.ModelProvider,
+		"approval_policy": orDefault(c.ApprovalPolicy, config.ApprovalOnRequest),
+		"sandbox_mode":    orDefault(c.SandboxMode, config.SandboxWorkspaceWrite),
+		"model":           orDefault(c.Model, defaultModel(c.ModelProvider)),
+		"harness":         orDefault(c.Harness, "codex"),
+		"max_steps":       c.MaxSteps,
+	}
+	if c.TurnTimeout.Duration > 0 {
+		out["turn_timeout"] = c.TurnTimeout.Duration.String()
+	}
+	return out, nil
+}
+
+// tomlLiteral writes a JSON value (the protocol's `config` values) as a
+// TOML literal for a config override.
+func tomlLiteral(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		b, _ := json.Marshal(x) // JSON string escapes are valid TOML escapes
+		return string(b), nil
+	case bool, float64, json.Number:
+		return fmt.Sprint(x), nil
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			s, err := tomlLiteral(e)
+			if err != nil {
+				return "", err
+			}
+			parts = append(parts, s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]", nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, len(x))
+		for _, k := range keys {
+			s, err := tomlLiteral(x[k])
+			if err != nil {
+				return "", err
+			}
+			kb, _ := json.Marshal(k)
+			parts = append(parts, string(kb)+" = "+s)
+		}
+		return "{" + strings.Join(parts, ", ") + "}", nil
+	case nil:
+		return "", errors.New("null is not a config value")
+	}
+	return "", fmt.Errorf("unsupported value %v", v)
+}
+
+// InstructionSources are the instructions files a turn of tc would read,
+// found here: the answer to thread/start comes before any turn runs on
+// the workspace host, and an app-server runs on that host as a rule.
+func (a *appSettings) InstructionSources(tc workflows.ThreadConfig) []string {
+	h, err := harness.Lookup(tc.Harness)
+	if err != nil {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	docs := activities.ReadProjectDocs(tc.Cwd, home, a.cfg.Home(), activities.DocsRequest{
+		Files: harness.ProjectDocFiles(h), Fallback: tc.ProjectDocFallbacks, MaxBytes: tc.ProjectDocMaxBytes})
+	return docs.Docs.Sources()
+}

@@ -1,0 +1,247 @@
+package threads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// How a front end follows a turn, and why (README, "Following a turn"):
+// the turn's event log grows only when one of its workflow tasks
+// completes. A follower long-polls the run's history on the server
+// (GetWorkflowExecutionHistory with WaitNewEvent), which wakes it when
+// events are written and adds none, and after each completed workflow
+// task reads the new events with a query, which the worker answers from
+// its cache and which adds nothing to history either. The close event
+// brings the turn's result with its last events. So any number of
+// followers leave the turn's history as it would be unwatched, and no
+// item payload is copied into it. (Before, each reader sent turn.wait
+// updates, two events and often a timer each, whose results copied the
+// new items into history again; the workflows still answer them for
+// older front ends.)
+
+// FollowTurn calls fn for every event of a turn after sequence number
+// after, in order, until the turn ends or ctx is done. It survives worker
+// restarts and the turn's continue-as-new; events dropped before a reader
+// caught up are skipped (the page's First tells).
+func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) error {
+	_, err := Follow(ctx, c, turnID, after, fn)
+	return err
+}
+
+// Follow is [FollowTurn] that also returns the turn's result when its
+// run's close event had it (usually); nil means ask [Outcome].
+func Follow(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
+	for {
+		res, next, err := followRun(ctx, c, turnID, &after, fn)
+		if err != nil || !next {
+			return res, err
+		}
+	}
+}
+
+// followRun follows the turn's current run to its close; next: it
+// continued as new (or ended without a result in its close event while
+// more events may come), so follow the next one.
+func followRun(ctx context.Context, c client.Client, turnID string, after *int, fn func(workflows.Event)) (*workflows.TurnResult, bool, error) {
+	d, err := describeTurn(ctx, c, turnID)
+	if err != nil {
+		return nil, false, err
+	}
+	info := d.GetWorkflowExecutionInfo()
+	seen := info.GetHistoryLength() // events already reflected by the first read
+	emit := func(evs []workflows.Event) {
+		for _, e := range evs {
+			if e.Seq > *after {
+				fn(e)
+				*after = e.Seq
+			}
+		}
+	}
+	// read catches up from the log; done: the log says the turn is over
+	// and this reader has it all.
+	read := func() (bool, error) {
+		page, _, err := readOpenEvents(ctx, c, turnID, *after, true)
+		if err != nil {
+			return false, err
+		}
+		emit(page.Events)
+		return page.Done && *after >= page.Last, nil
+	}
+	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING && seen >= 4 {
+		// Its first workflow task has completed: the log answers now.
+		if _, err := read(); err != nil {
+			return nil, false, err
+		}
+	}
+	it := c.GetWorkflowHistory(ctx, turnID, info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err()
+			}
+			return nil, false, fmt.Errorf("following turn %s: %w", turnID, err)
+		}
+		switch {
+		case ev.GetEventId() <= seen && !closing(ev):
+		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			if _, err := read(); err != nil {
+				return nil, false, err
+			}
+		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
+			return nil, true, nil
+		case closing(ev):
+			if res := closeEventResult(ev); res != nil && tailFollows(res.Tail, *after) {
+				emit(res.Tail)
+				res.Tail = nil
+				return res, false, nil
+			}
+			// No result with the events this reader lacks (a turn
+			// terminated from outside, or one that fell far behind):
+			// the closed run's log still answers, replayed.
+			page, err := readEvents(ctx, c, turnID, *after)
+			if err == nil {
+				emit(page.Events)
+			}
+			return nil, false, err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	return nil, true, nil
+}
+
+// closing tells whether ev closes its run for good.
+func closing(ev *historypb.HistoryEvent) bool {
+	switch ev.GetEventType() {
+	case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+		enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT:
+		return true
+	}
+	return false
+}
+
+// describeTurn describes the turn's current run; the thread starts the
+// turn's workflow right after accepting the turn, so a turn not there yet
+// is waited for (briefly).
+func describeTurn(ctx context.Context, c client.Client, turnID string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	for attempt := 0; ; attempt++ {
+		d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
+		var nf *serviceerror.NotFound
+		if err == nil || !errors.As(err, &nf) || attempt >= 2500 {
+			if err != nil {
+				return nil, fmt.Errorf("following turn %s: %w", turnID, err)
+			}
+			return d, nil
+		}
+		if err := sleepCtx(ctx, 2*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// tailFollows tells whether events continue a reader that has seen up to
+// after and end the turn.
+func tailFollows(events []workflows.Event, after int) bool {
+	if len(events) == 0 || events[0].Seq > after+1 {
+		return false
+	}
+	switch events[len(events)-1].Type {
+	case workflows.EventTurnCompleted, workflows.EventTurnFailed:
+		return true
+	}
+	return false
+}
+
+// closeEventResult reads a turn's result from its run's close event.
+func closeEventResult(ev *historypb.HistoryEvent) *workflows.TurnResult {
+	var p *commonpb.Payloads
+	switch {
+	case ev.GetWorkflowExecutionCompletedEventAttributes() != nil:
+		p = ev.GetWorkflowExecutionCompletedEventAttributes().GetResult()
+	case ev.GetWorkflowExecutionFailedEventAttributes() != nil:
+		err := temporal.GetDefaultFailureConverter().FailureToError(ev.GetWorkflowExecutionFailedEventAttributes().GetFailure())
+		if res, ok := workflows.TurnResultOf(err); ok {
+			return &res
+		}
+		return nil
+	case ev.GetWorkflowExecutionCanceledEventAttributes() != nil:
+		p = ev.GetWorkflowExecutionCanceledEventAttributes().GetDetails()
+	}
+	if len(p.GetPayloads()) == 0 {
+		return nil
+	}
+	var res workflows.TurnResult
+	if err := converter.GetDefaultDataConverter().FromPayload(p.GetPayloads()[0], &res); err != nil || res.TurnID == "" {
+		return nil
+	}
+	return &res
+}
+
+// readEvents queries a page of the turn's log after seq after.
+func readEvents(ctx context.Context, c client.Client, turnID string, after int) (workflows.EventsPage, error) {
+	p, _, err := readOpenEvents(ctx, c, turnID, after, false)
+	return p, err
+}
+
+// readOpenEvents is [readEvents]; openOnly: unless the run is still open
+// (closed tells), which spares a worker replaying a closed run whose
+// close event has the last events anyway.
+func readOpenEvents(ctx context.Context, c client.Client, turnID string, after int, openOnly bool) (p workflows.EventsPage, closed bool, err error) {
+	reject := enumspb.QUERY_REJECT_CONDITION_NONE
+	if openOnly {
+		reject = enumspb.QUERY_REJECT_CONDITION_NOT_OPEN
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := c.QueryWorkflowWithOptions(ctx, &client.QueryWorkflowWithOptionsRequest{
+			WorkflowID: turnID, QueryType: workflows.QueryEvents,
+			Args: []any{workflows.EventsRequest{After: after, Limit: 500}}, QueryRejectCondition: reject,
+		})
+		if err == nil {
+			if resp.QueryRejected != nil {
+				return p, true, nil
+			}
+			return p, false, resp.QueryResult.Get(&p)
+		}
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) && attempt < 500 {
+			// The child may not have started yet.
+			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+				return p, false, err
+			}
+			continue
+		}
+		if queryTimedOut(ctx, err) && attempt < 100 {
+			// A query waits for the workflow task in flight: a long model
+			// call made as a local activity holds it, and the query's own
+			// deadline may pass first. Ask again.
+			continue
+		}
+		return p, false, fmt.Errorf("reading events of %s: %w", turnID, err)
+	}
+}
+
+// queryTimedOut tells whether a query failed on its own deadline while the
+// caller's context is still live.
+func queryTimedOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var de *serviceerror.DeadlineExceeded
+	return errors.As(err, &de) || errors.Is(err, context.DeadlineExceeded)
+}
