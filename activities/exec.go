@@ -106,17 +106,7 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 		msg := fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err)
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg}, nil
 	}
-	policy := sandbox.EnvPolicy{}
-	if in.EnvPolicy != nil {
-		policy = *in.EnvPolicy
-	}
-	env := sandbox.FilterEnv(os.Environ(), policy)
-	for k, v := range a.CommandEnv {
-		env = append(env, k+"="+v)
-	}
-	for k, v := range in.Env {
-		env = append(env, k+"="+v)
-	}
+	env := a.commandEnv(in)
 	live := &liveTail{}
 	start := time.Now()
 	// Every command runs through the helper, in every mode: it is what
@@ -224,6 +214,23 @@ func (a *Activities) boundary(in ExecInput) (argv []string, sandboxed bool, b sa
 		}
 	}
 	return in.Command, true, b, nil
+}
+
+// commandEnv is a command's environment: the worker's, filtered by the
+// thread's policy, then this worker's and the command's own variables.
+func (a *Activities) commandEnv(in ExecInput) []string {
+	policy := sandbox.EnvPolicy{}
+	if in.EnvPolicy != nil {
+		policy = *in.EnvPolicy
+	}
+	env := sandbox.FilterEnv(os.Environ(), policy)
+	for k, v := range a.CommandEnv {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range in.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 func (a *Activities) executable() (string, error) {
