@@ -276,6 +276,8 @@ type Item struct {
 	// running command's live output is heartbeated under it (see
 	// [LiveOutput]).
 	CallID string `json:"call_id,omitempty"`
+	// ProcessID is the unified-exec session id of an exec_command item.
+	ProcessID string `json:"process_id,omitempty"`
 }
 
 // FileChange is one file of a file_change item.
@@ -445,6 +447,12 @@ type TurnResult struct {
 	// turn found; DocsDigest identifies what the model has been shown.
 	InstructionSources []string `json:"instruction_sources,omitempty"`
 	DocsDigest         string   `json:"docs_digest,omitempty"`
+	// ExecSessions are the thread's open unified-exec sessions;
+	// NextSession is the next session id, SessionUses the use counter
+	// that orders them (see unifiedexec.go).
+	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
+	NextSession  int           `json:"next_session,omitempty"`
+	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].
