@@ -73,7 +73,7 @@ func clampMs(req *int64, def, lo, hi int64) (int64, string) {
 	}
 	v := min(max(*req, lo), hi)
 	if v != *req {
-		return v, fmt.Sprintf("Note: yield_time_ms %d is outside %d-%d ms; waited %d ms.\n", *req, lo, hi, v)
+		return v, fmt.Sprintf("Note: yield_time_ms %d is outside %d-%d ms; used %d ms.\n", *req, lo, hi, v)
 	}
 	return v, ""
 }
@@ -192,7 +192,7 @@ func (t *turn) runWriteStdin(ctx workflow.Context, c activities.DecodedCall) har
 		return fail(fmt.Sprintf("write_stdin failed: session %d is no longer running. Its last output was:\n%s", s.ID, s.Tail))
 	case out.StdinClosed:
 		t.updateSession(s.ID, out.Tail)
-		return fail(fmt.Sprintf("write_stdin failed: session %d was started without tty, so its stdin is closed. "+
+		return fail(notes + fmt.Sprintf("write_stdin failed: session %d was started without tty, so its stdin is closed. "+
 			"Poll it with empty chars, or start the command again with tty: true to type into it.", s.ID))
 	}
 	if out.Running {
