@@ -73,3 +73,22 @@ func TestTruncateTokensKeepsHeadAndTail(t *testing.T) {
 		t.Fatalf("%d %q", n, got)
 	}
 }
+
+// A terminal session runs inside the workspace-write boundary as a
+// one-shot command does: it writes in the workspace, not outside.
+func TestTerminalSessionRunsInTheSandbox(t *testing.T) {
+	a := newTestActivities(t)
+	in := sessionCmd(t, `touch inside && echo made; touch /outside-`+t.Name()+` 2>/dev/null || echo refused; read l; echo "got:$l"`, true, 1000)
+	in.Exec.SandboxMode, in.Exec.WorkspaceRoot = "workspace-write", in.Exec.Cwd
+	out, err := a.ExecCommand(context.Background(), in)
+	if err != nil || out.SandboxError != "" {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !strings.Contains(out.Output, "made") || !strings.Contains(out.Output, "refused") || !out.Running {
+		t.Fatalf("%+v", out)
+	}
+	out, _ = a.WriteStdin(context.Background(), WriteStdinInput{ThreadID: "th", SessionID: 1000, Chars: "x\n", YieldMs: 5000})
+	if out.Running || !strings.Contains(out.Output, "got:x") {
+		t.Fatalf("%+v", out)
+	}
+}

@@ -70,9 +70,13 @@ type Config struct {
 	Harness        string              `toml:"harness"`
 	// HarnessGuidance adds the reliability block of the harnesses that have
 	// one (kimi-cli, ...); nil means the default, on.
-	HarnessGuidance *bool    `toml:"harness_guidance"`
-	MaxSteps        int      `toml:"max_steps"`
-	TurnTimeout     Duration `toml:"turn_timeout"`
+	HarnessGuidance *bool `toml:"harness_guidance"`
+	// Features are Codex's feature switches. Only unified_exec means
+	// something here: false makes the codex harness offer the older shell
+	// tool (harness codex-shell); the others are accepted and ignored.
+	Features    map[string]any `toml:"features"`
+	MaxSteps    int            `toml:"max_steps"`
+	TurnTimeout Duration       `toml:"turn_timeout"`
 	// StallTimeout fails a turn that logs no event for this long (waits
 	// for a client's answer excepted); 0 or less disables it.
 	StallTimeout Duration `toml:"stall_timeout"`
@@ -351,4 +355,11 @@ func (d Duration) MarshalText() ([]byte, error) {
 func (c *Config) Reasoning() harness.Reasoning {
 	return harness.Reasoning{Effort: c.ModelReasoningEffort, Summary: c.ModelReasoningSummary,
 		Verbosity: c.ModelVerbosity, Supported: c.ModelSupportsReasoningSummaries}
+}
+
+// UnifiedExec tells whether the codex harness offers exec_command and
+// write_stdin (the default) rather than shell.
+func (c Config) UnifiedExec() bool {
+	on, ok := c.Features["unified_exec"].(bool)
+	return on || !ok
 }

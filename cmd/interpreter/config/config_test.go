@@ -424,3 +424,16 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// Codex's switch features.unified_exec is honored (strictly: it is a
+// known key), and other feature keys stay accepted.
+func TestUnifiedExecFeature(t *testing.T) {
+	setup(t, "")
+	if c := mustLoad(t, Options{Strict: true}); !c.UnifiedExec() {
+		t.Error("unified exec is off by default")
+	}
+	c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.unified_exec=false", "features.web_search_request=true"}})
+	if c.UnifiedExec() {
+		t.Error("features.unified_exec=false left unified exec on")
+	}
+}
