@@ -69,6 +69,9 @@ const (
 	// which comes after a pause (the event carries a [ModelRetry]; Error
 	// says what failed). Turns from turn code 4 on log it.
 	EventModelRetry = "model.retry"
+	// EventTerminalInteraction: write_stdin typed into a session (the
+	// event carries the exec_command item that started it and Stdin).
+	EventTerminalInteraction = "terminal.interaction"
 )
 
 // Approval decisions.
@@ -304,6 +307,8 @@ type Event struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// Retry is set on model.retry.
 	Retry *ModelRetry `json:"retry,omitempty"`
+	// Stdin is what write_stdin typed (terminal.interaction; bounded).
+	Stdin string `json:"stdin,omitempty"`
 }
 
 // ModelRetry says which attempt of a model call comes next, of how many,

@@ -34,6 +34,7 @@ const (
 	defaultMaxTokens   = 10_000
 	maxOutputTokens    = 32_768 // ours: about 128 KB of history per call
 	sessionTailInState = 1 << 10
+	maxLoggedStdin     = 4 << 10
 )
 
 // ExecSession is an open session as the thread records it.
@@ -43,8 +44,9 @@ type ExecSession struct {
 	Cwd     string `json:"cwd,omitempty"`
 	// Queue is the task queue of the worker process holding it.
 	Queue string `json:"queue"`
-	// CallID is the exec_command call that started it.
+	// CallID is the exec_command call that started it, ItemID its item.
 	CallID string `json:"call_id"`
+	ItemID string `json:"item_id,omitempty"`
 	TTY    bool   `json:"tty,omitempty"`
 	// Tail is its last output (bounded), for the report of its end.
 	Tail string `json:"tail,omitempty"`
@@ -138,7 +140,7 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	it.AggregatedOutput, it.DurationMs, it.Status = out.Output, out.WallMs, StatusCompleted
 	if out.Running {
 		t.st.ExecSessions = append(t.st.ExecSessions, ExecSession{ID: id, Command: it.Command, Cwd: it.Cwd,
-			Queue: out.Queue, CallID: c.Call.CallID, TTY: inv.TTY, Tail: tailOf(out.Tail), Used: t.touch()})
+			Queue: out.Queue, CallID: c.Call.CallID, ItemID: it.ID, TTY: inv.TTY, Tail: tailOf(out.Tail), Used: t.touch()})
 	} else {
 		exit := out.ExitCode
 		it.ExitCode = &exit
@@ -173,6 +175,10 @@ func (t *turn) runWriteStdin(ctx workflow.Context, c activities.DecodedCall) har
 	queue := s.Queue
 	if queue == "" {
 		queue = t.in.Config.HostQueue
+	}
+	if inv.Chars != "" && s.TTY {
+		t.log.add(Event{Type: EventTerminalInteraction, Stdin: truncateMiddle(inv.Chars, maxLoggedStdin),
+			Item: &Item{ID: s.ItemID, Type: ItemCommandExecution, Command: s.Command, Cwd: s.Cwd, ProcessID: itoa(s.ID), CallID: s.CallID}})
 	}
 	in := activities.WriteStdinInput{ThreadID: t.in.ThreadID, CallID: s.CallID, SessionID: s.ID, Chars: inv.Chars, YieldMs: yield, MaxTokens: tokens}
 	var out activities.SessionOutput
@@ -353,4 +359,12 @@ func tailOf(s string) string {
 	}
 	s = s[len(s)-sessionTailInState:]
 	return strings.ToValidUTF8(s, "")
+}
+
+// truncateMiddle keeps the head and tail of s within max bytes.
+func truncateMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max/2], "") + "…" + strings.ToValidUTF8(s[len(s)-max/2:], "")
 }

@@ -120,6 +120,20 @@ func TestUnifiedExecSessionLifecycle(t *testing.T) {
 	if len(res.ExecSessions) != 1 || res.ExecSessions[0].ID != 1002 {
 		t.Fatalf("sessions after turn 2: %+v", res.ExecSessions)
 	}
+	// Typing into the terminal is logged against the item that started
+	// the session (app-server clients get terminalInteraction from it).
+	var typed []string
+	for _, e := range readAll(t, w, resp.TurnID).Events {
+		if e.Type == workflows.EventTerminalInteraction {
+			if e.Item == nil || e.Item.ProcessID != "1000" || e.Item.ID == "" {
+				t.Fatalf("terminal interaction without its session's item: %+v", e)
+			}
+			typed = append(typed, e.Stdin)
+		}
+	}
+	if strings.Join(typed, "|") != "ping\n|stop\n" {
+		t.Errorf("logged terminal input %q", typed)
+	}
 	sleeper := findProcess(t, marker)
 	if sleeper == 0 {
 		t.Fatal("the open session's sleep is not running")
