@@ -173,3 +173,51 @@ func waitGone(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// An exec_command's output reaches a reader in another client while the
+// call waits, under the call id of its command item, as a one-shot
+// command's does.
+func TestUnifiedExecOutputIsLive(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{toolCall("exec_command", map[string]any{
+			"cmd": "for i in 1 2 3 4 5 6; do echo line$i; sleep 0.3; done", "yield_time_ms": 10000})}},
+		{Text: "done"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "uexec-live"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := "uexec-live-thread"
+	resp, err := workflows.StartThread(ctx, w.Client, workflows.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+		workflows.StartTurnRequest{Prompt: "stream"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := workflows.NewLiveOutput(w.Dial(), resp.TurnID)
+	ended := make(chan workflows.TurnResult, 1)
+	go func() { ended <- w.WaitTurn(ctx, id, resp.TurnID) }()
+	var got strings.Builder
+	calls := map[string]bool{}
+	var res workflows.TurnResult
+poll:
+	for {
+		select {
+		case res = <-ended:
+			break poll
+		case <-time.After(50 * time.Millisecond):
+		}
+		chunks, err := live.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ch := range chunks {
+			got.Write(ch.Data)
+			calls[ch.CallID] = true
+		}
+	}
+	if res.Status != workflows.StatusCompleted {
+		t.Fatalf("turn %s: %s", res.Status, res.Error)
+	}
+	if !strings.Contains(got.String(), "line2") || len(calls) != 1 || calls[""] {
+		t.Fatalf("live output %q under calls %v", got.String(), calls)
+	}
+}
