@@ -38,6 +38,8 @@ type Activities struct {
 	// noPIDNamespace makes commands start as on a host without PID
 	// namespaces (tests of the fallback).
 	noPIDNamespace bool
+	// noPTY makes sessions start as on a host without pseudo-terminals.
+	noPTY bool
 	// Home is the interpreter home: commands may never write there, even
 	// when it lies under a writable root.
 	Home string

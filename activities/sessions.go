@@ -246,7 +246,7 @@ func (a *Activities) startSession(in ExecCommandInput) (*execSession, *SessionOu
 	spec := sandbox.Spec{Exe: exe, Argv: argv, Boundary: b, Dir: in.Exec.Cwd, Env: env, Output: s, NoPIDNamespace: a.noPIDNamespace}
 	var slave *os.File
 	if in.TTY {
-		s.master, slave, err = sandbox.OpenPTY(24, 80)
+		s.master, slave, err = a.openPTY()
 		if err != nil {
 			return nil, fail(-1, fmt.Sprintf("the command was not run: tty was requested, but %v; run it again without tty", err), false)
 		}
@@ -273,6 +273,15 @@ func (a *Activities) startSession(in ExecCommandInput) (*execSession, *SessionOu
 	}
 	go s.wait(readerDone)
 	return s, nil
+}
+
+// openPTY gives a session its terminal (none on a host without them, or
+// in tests of that case).
+func (a *Activities) openPTY() (master, slave *os.File, err error) {
+	if a.noPTY {
+		return nil, nil, sandbox.ErrNoPTY
+	}
+	return sandbox.OpenPTY(24, 80)
 }
 
 // sessionEnv keeps a session's output plain: no colours, no pager waiting

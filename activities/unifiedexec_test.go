@@ -92,3 +92,14 @@ func TestTerminalSessionRunsInTheSandbox(t *testing.T) {
 		t.Fatalf("%+v", out)
 	}
 }
+
+// A tty request on a host without pseudo-terminals is a command that did
+// not start, saying why; nothing runs.
+func TestTTYWithoutPseudoTerminals(t *testing.T) {
+	a := newTestActivities(t)
+	a.noPTY = true
+	out, err := a.ExecCommand(context.Background(), sessionCmd(t, "touch ran", true, 1000))
+	if err != nil || out.Running || !strings.Contains(out.StartError, "no pseudo-terminal") || !strings.Contains(out.StartError, "without tty") {
+		t.Fatalf("%+v %v", out, err)
+	}
+}

@@ -71,6 +71,11 @@ func TestUnifiedExecServerSession(t *testing.T) {
 	if !strings.Contains(run.stdout.String(), "server stopped") {
 		t.Errorf("no final answer:\n%s", run.stdout)
 	}
+	for _, want := range []string{"[running · session 1000 · ", `[session 1000 ← "status\n"]`} {
+		if !strings.Contains(run.stderr.String(), want) {
+			t.Errorf("exec did not show %q:\n%s", want, run.stderr)
+		}
+	}
 	if pids := serverPids(marker); len(pids) > 0 {
 		t.Errorf("the server still runs after Ctrl-C: %v", pids)
 	}
