@@ -55,7 +55,7 @@ func TestUnifiedExecSessionLifecycle(t *testing.T) {
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "start", Steps: []fakemodel.Step{
 			{ToolCalls: []fakemodel.ToolCall{toolCall("exec_command", map[string]any{"cmd": server, "tty": true, "yield_time_ms": 1000})}},
-			{ToolCalls: []fakemodel.ToolCall{toolCall("exec_command", map[string]any{"cmd": "echo quick; exit 3"})}},
+			{ToolCalls: []fakemodel.ToolCall{toolCall("exec_command", map[string]any{"cmd": "echo quick; exit 3", "max_output_tokens": -5})}},
 			{ToolCalls: []fakemodel.ToolCall{toolCall("exec_command", map[string]any{"cmd": "sleep 30; echo " + marker, "yield_time_ms": 300})}},
 			{Text: "started"},
 		}},
@@ -82,7 +82,7 @@ func TestUnifiedExecSessionLifecycle(t *testing.T) {
 	}
 	for i, want := range [][]string{
 		{"Chunk ID: ", "Wall time: ", "Process running with session ID 1000\n", "Original token count: ", "Output:\n", "server-up"},
-		{"Process exited with code 3\n", "Output:\nquick\n"},
+		{"Note: max_output_tokens -5 is not positive; used 10000.", "Process exited with code 3\n", "Output:\nquick\n"},
 		{"Process running with session ID 1002\n"},
 	} {
 		for _, s := range want {
