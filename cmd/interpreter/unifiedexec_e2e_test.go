@@ -115,7 +115,7 @@ func TestUnifiedExecSessionEndsWithItsWorker(t *testing.T) {
 	if len(told) == 0 {
 		t.Fatalf("the model was not told the session ended; last request:\n%s", e.model.Server.Requests()[len(e.model.Server.Requests())-1].Body)
 	}
-	if !strings.Contains(string(told[0].Body), "listening "+marker) {
+	if !strings.Contains(string(told[0].Body), `Its last output was:\nlistening `+marker) {
 		t.Errorf("the report does not show the session's last output:\n%s", told[0].Body)
 	}
 	b, _ := os.ReadFile(runs)
