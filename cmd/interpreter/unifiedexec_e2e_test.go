@@ -44,7 +44,7 @@ func serverPids(marker string) []int {
 // A turn with the built binary starts a server with exec_command (it
 // prints and keeps running; the model gets session 1000), runs another
 // command, talks to the server with write_stdin two steps later, and
-// stops it with Ctrl-C.
+// stops it with Ctrl-C, all inside the workspace-write sandbox.
 func TestUnifiedExecServerSession(t *testing.T) {
 	marker := "srv-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
@@ -56,7 +56,8 @@ func TestUnifiedExecServerSession(t *testing.T) {
 	}}}})
 	dev := e.startDev()
 	defer dev.kill()
-	run := e.exec("-c", "approval_policy=never", "-c", "sandbox_mode=danger-full-access", "run the server")
+	// Inside the workspace-write sandbox, through the helper.
+	run := e.exec("-c", "approval_policy=never", "-c", "sandbox_mode=workspace-write", "run the server")
 	if code := run.wait(90 * time.Second); code != 0 {
 		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.stderr)
 	}

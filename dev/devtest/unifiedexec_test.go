@@ -221,3 +221,31 @@ poll:
 		t.Fatalf("live output %q under calls %v", got.String(), calls)
 	}
 }
+
+// exec_command goes through the approval policy as shell does: an
+// escalation under "never" is refused, nothing runs, and the turn goes
+// on. (Commands inside the sandbox need the helper, which this test
+// binary is not: the built binary's tests run them.)
+func TestExecCommandIsJudgedByTheApprovalPolicy(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{toolCall("exec_command", map[string]any{"cmd": "touch escalated.txt",
+			"sandbox_permissions": "require_escalated", "justification": "needs it", "prefix_rule": []string{"touch"}})}},
+		{Text: "done"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "uexec-approval"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := w.Config("")
+	cfg.SandboxMode, cfg.ApprovalPolicy = "workspace-write", "never"
+	_, res := w.RunTurn(ctx, cfg, "touch")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "done" {
+		t.Fatalf("turn %s: %s", res.Status, res.Error)
+	}
+	reqs := w.Model.Server.Requests()
+	if outs := toolOutputs(t, reqs[len(reqs)-1].Body); len(outs) != 1 || !strings.HasPrefix(outs[0], "refused: ") {
+		t.Fatalf("outputs %q", outs)
+	}
+	if _, err := os.Stat(filepath.Join(w.Dir, "escalated.txt")); err == nil {
+		t.Error("the refused command ran")
+	}
+}
