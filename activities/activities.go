@@ -48,6 +48,8 @@ type Activities struct {
 	// noPIDNamespace makes commands start as on a host without PID
 	// namespaces (tests of the fallback).
 	noPIDNamespace bool
+	// noPTY makes sessions start as on a host without pseudo-terminals.
+	noPTY bool
 	// Home is the interpreter home: commands may never write there, even
 	// when it lies under a writable root.
 	Home string
@@ -69,6 +71,10 @@ type Activities struct {
 	// the worker; empty: the shared queue, and a call that lands on
 	// another worker is made afresh).
 	HandoffQueue string
+	// SessionQueue is a task queue only this worker process polls, where
+	// the calls of the unified-exec sessions it holds go (set by the
+	// worker; empty: the host queue).
+	SessionQueue string
 
 	// MCPEnv holds the values of MCP servers' env variables on this worker
 	// (server name, then variable): threads carry only the names.
@@ -82,6 +88,9 @@ type Activities struct {
 	handoffOnce sync.Once
 	handoff     *handoffs
 	mcp         mcpPool
+
+	sessionsOnce sync.Once
+	sessions     *sessionManager
 }
 
 // New builds an Activities with a store rooted at storeDir.

@@ -110,16 +110,10 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 		msg := fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err)
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg}, nil
 	}
+	env := a.commandEnv(in)
 	policy := sandbox.EnvPolicy{}
 	if in.EnvPolicy != nil {
 		policy = *in.EnvPolicy
-	}
-	env := sandbox.FilterEnv(os.Environ(), policy)
-	for k, v := range a.CommandEnv {
-		env = append(env, k+"="+v)
-	}
-	for k, v := range in.Env {
-		env = append(env, k+"="+v)
 	}
 	// A login shell runs as a non-login one with the snapshot of its
 	// profile (the approval and the item keep the command as asked).
@@ -248,6 +242,23 @@ func (a *Activities) boundary(in ExecInput) (argv []string, sandboxed bool, b sa
 		}
 	}
 	return in.Command, true, b, nil
+}
+
+// commandEnv is a command's environment: the worker's, filtered by the
+// thread's policy, then this worker's and the command's own variables.
+func (a *Activities) commandEnv(in ExecInput) []string {
+	policy := sandbox.EnvPolicy{}
+	if in.EnvPolicy != nil {
+		policy = *in.EnvPolicy
+	}
+	env := sandbox.FilterEnv(os.Environ(), policy)
+	for k, v := range a.CommandEnv {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range in.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 func (a *Activities) executable() (string, error) {

@@ -17,6 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden request bodies in te
 // models are the models the golden requests go to, per harness.
 var models = map[string]string{
 	"codex":        "gpt-5.1",
+	"codex-shell":  "gpt-5.1",
 	"claude-code":  "claude-sonnet-4-5",
 	"kimi-cli":     "kimi-k2-0905-preview",
 	"qwen-code":    "qwen3-coder-plus",
@@ -37,7 +38,8 @@ var goldenEnv = harness.Env{
 // firstReply is how each harness's model asks to run `go test ./...` in
 // the first step: a tool call, or for the text loops a reply text.
 var firstReply = map[string]struct{ text, tool, args string }{
-	"codex":          {"Let me run the tests.", "shell", `{"command":["bash","-lc","go test ./..."],"workdir":"/work/project"}`},
+	"codex":          {"Let me run the tests.", "exec_command", `{"cmd":"go test ./...","workdir":"/work/project"}`},
+	"codex-shell":    {"Let me run the tests.", "shell", `{"command":["bash","-lc","go test ./..."],"workdir":"/work/project"}`},
 	"claude-code":    {"Let me run the tests.", "Bash", `{"command":"go test ./...","description":"Run the tests"}`},
 	"kimi-cli":       {"Let me run the tests.", "Shell", `{"command":"go test ./...","timeout":120}`},
 	"qwen-code":      {"Let me run the tests.", "run_shell_command", `{"command":"go test ./...","description":"Run the tests"}`},
@@ -80,7 +82,7 @@ func conversation(t *testing.T, h harness.Harness) (step1, step2 []harness.Entry
 		t.Fatalf("%s: %d calls in the first answer", name, len(calls))
 	}
 	inv := h.Decode(calls[0])
-	if inv.Error != "" || inv.Tool != harness.ToolShell {
+	if inv.Error != "" || (inv.Tool != harness.ToolShell && inv.Tool != harness.ToolExecCommand) {
 		t.Fatalf("%s: the first call decodes to %+v", name, inv)
 	}
 	step2 = append(append(slices.Clone(step1), ans.Entries...), harness.Entry{Kind: harness.KindToolOutput, CallID: "call_1", Name: calls[0].Name,

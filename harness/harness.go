@@ -23,10 +23,14 @@ const (
 	ToolGrep  = "grep"
 	// ToolViewImage shows the model a picture file of the workspace.
 	ToolViewImage = "view_image"
+	// ToolExecCommand starts a unified-exec session: a command that may
+	// go on running after the call, which ToolWriteStdin talks to.
+	ToolExecCommand = "exec_command"
+	ToolWriteStdin  = "write_stdin"
 )
 
 // CoreTools lists the core tools in documentation order.
-var CoreTools = []string{ToolShell, ToolRead, ToolWrite, ToolEdit, ToolPatch, ToolList, ToolGlob, ToolGrep, ToolPlan, ToolViewImage}
+var CoreTools = []string{ToolShell, ToolExecCommand, ToolWriteStdin, ToolRead, ToolWrite, ToolEdit, ToolPatch, ToolList, ToolGlob, ToolGrep, ToolPlan, ToolViewImage}
 
 // IsFileTool reports whether a core tool runs in the FileTool activity.
 func IsFileTool(tool string) bool {
@@ -95,6 +99,21 @@ type Invocation struct {
 	// saying why in Justification (needs a person's approval).
 	Escalate      bool   `json:"escalate,omitempty"`
 	Justification string `json:"justification,omitempty"`
+	// PrefixRule is the command prefix an escalated command asks to be
+	// approved for the rest of the session.
+	PrefixRule []string `json:"prefix_rule,omitempty"`
+
+	// Unified exec (exec_command, write_stdin). Script is the command
+	// line run by Shell ("" : the default), as a login shell unless Login
+	// says otherwise; YieldMs and MaxTokens are nil when not given.
+	Script    string `json:"script,omitempty"`
+	Shell     string `json:"shell,omitempty"`
+	Login     *bool  `json:"login,omitempty"`
+	TTY       bool   `json:"tty,omitempty"`
+	YieldMs   *int64 `json:"yield_ms,omitempty"`
+	MaxTokens *int64 `json:"max_tokens,omitempty"`
+	SessionID int64  `json:"session_id,omitempty"`
+	Chars     string `json:"chars,omitempty"`
 	// Patch.
 	Patch string `json:"patch,omitempty"`
 	// Plan.

@@ -67,7 +67,7 @@ func TestParseResponsesAnswer(t *testing.T) {
 	got := decodeAll(t, "codex", a)
 	wantInv(t, got, "call_ok", harness.Invocation{Tool: harness.ToolShell, Command: []string{"bash", "-lc", "go test ./..."}, TimeoutMs: 60000})
 	wantErr(t, got, "call_bad", "invalid arguments")
-	wantErr(t, got, "call_unknown", `unknown tool "web_search"; available tools: shell, apply_patch, update_plan`)
+	wantErr(t, got, "call_unknown", `unknown tool "web_search"; available tools: exec_command, write_stdin, apply_patch, update_plan`)
 	if _, err := harness.ParseResponses([]byte(`{"output": [`)); err == nil {
 		t.Fatal("a truncated body must be an error")
 	}

@@ -14,6 +14,7 @@ var (
 	// routes is the routing table: the wire APIs each harness fits.
 	routes = map[string][]string{
 		"codex":          {harness.WireResponses, harness.WireChat},
+		"codex-shell":    {harness.WireResponses, harness.WireChat},
 		"claude-code":    {harness.WireMessages, harness.WireChat},
 		"kimi-cli":       {harness.WireChat},
 		"qwen-code":      {harness.WireChat},
@@ -25,8 +26,8 @@ var (
 		"terminus-2":     all,
 	}
 	validFor = map[string]string{
-		harness.WireResponses: "codex, mini-swe-agent, minimal, opencode, swe-agent, terminus-2",
-		harness.WireChat:      "claude-code, codex, deepseek-tui, kimi-cli, mini-swe-agent, minimal, opencode, qwen-code, swe-agent, terminus-2",
+		harness.WireResponses: "codex, codex-shell, mini-swe-agent, minimal, opencode, swe-agent, terminus-2",
+		harness.WireChat:      "claude-code, codex, codex-shell, deepseek-tui, kimi-cli, mini-swe-agent, minimal, opencode, qwen-code, swe-agent, terminus-2",
 		harness.WireMessages:  "claude-code, mini-swe-agent, minimal, opencode, swe-agent, terminus-2",
 	}
 )

@@ -42,6 +42,9 @@ var HelperCommand = []string{"sandbox", "linux"}
 // ErrCommandNotFound means the command to run does not exist.
 var ErrCommandNotFound = errors.New("command not found")
 
+// ErrNoPTY means the host cannot give a command a pseudo-terminal.
+var ErrNoPTY = errors.New("no pseudo-terminal available on this host")
+
 // ExitSetupFailed is the helper's exit code when it refused to run the
 // command because the sandbox could not be applied.
 const ExitSetupFailed = 125

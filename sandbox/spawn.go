@@ -23,8 +23,16 @@ type Spec struct {
 	Boundary Boundary
 	Dir      string
 	Env      []string
-	// Output receives stdout and stderr together.
+	// Output receives stdout and stderr together (unused with TTY).
 	Output io.Writer
+	// Stdin is the command's standard input (nil: /dev/null).
+	Stdin *os.File
+	// TTY, the slave side of a pseudo-terminal ([OpenPTY]), becomes the
+	// command's standard input, output and error and its controlling
+	// terminal: the helper starts a session of its own instead of a
+	// process group (its group is still its pid, so [Process.Kill] works
+	// unchanged).
+	TTY *os.File
 	// NoPIDNamespace starts the helper without a PID namespace, as on a
 	// host that has none (tests of the fallback).
 	NoPIDNamespace bool
@@ -159,9 +167,8 @@ func (p *Process) try(s Spec, attr *syscall.SysProcAttr) (*os.File, error) {
 	argv := Transform(s.Exe, s.Argv, b)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.Stdout, cmd.Stderr = s.Output, s.Output
+	s.wire(cmd, attr)
 	cmd.ExtraFiles = []*os.File{reportW, lifeR}
-	cmd.SysProcAttr = attr
 	err = cmd.Start()
 	// The helper holds its own copies now; ours would keep the pipes open.
 	_, _ = reportW.Close(), lifeR.Close()
@@ -185,13 +192,28 @@ func (p *Process) direct(s Spec, attr *syscall.SysProcAttr) error {
 	cmd := exec.Command(path, s.Argv[1:]...)
 	cmd.Args[0] = s.Argv[0]
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	cmd.Stdout, cmd.Stderr = s.Output, s.Output
-	cmd.SysProcAttr = attr
+	s.wire(cmd, attr)
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	p.cmd = cmd
 	return nil
+}
+
+// wire connects the command's standard streams and sets attr on it.
+func (s Spec) wire(cmd *exec.Cmd, attr *syscall.SysProcAttr) {
+	cmd.SysProcAttr = attr
+	if s.TTY == nil {
+		cmd.Stdout, cmd.Stderr = s.Output, s.Output
+		if s.Stdin != nil {
+			cmd.Stdin = s.Stdin
+		}
+		return
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.TTY, s.TTY, s.TTY
+	// A session leader cannot also be moved into a new group (setpgid
+	// fails with EPERM), and setsid makes its group its pid anyway.
+	attr.Setpgid, attr.Setsid, attr.Setctty, attr.Ctty = false, true, true, 0
 }
 
 // lookPathIn finds a command as a shell with environment env would.

@@ -66,10 +66,11 @@ const StickyScheduleToStartTimeout = time.Second
 
 // Workers are the running workers of one process.
 type Workers struct {
-	shared worker.Worker // nil for a tools-only worker
-	host   worker.Worker
-	calls  worker.Worker // this process's handed-off model calls; nil for a tools-only worker
-	acts   *activities.Activities
+	shared   worker.Worker // nil for a tools-only worker
+	host     worker.Worker
+	sessions worker.Worker // this process's unified-exec sessions
+	calls    worker.Worker // this process's handed-off model calls; nil for a tools-only worker
+	acts     *activities.Activities
 }
 
 // Start registers everything and starts polling both queues.
@@ -100,10 +101,23 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.NotifyApproval)
 	host.RegisterActivity(o.Activities.MCPListTools)
 	host.RegisterActivity(o.Activities.MCPCallTool)
+	host.RegisterActivity(o.Activities.ExecCommand)
+	// Sessions this process holds are reached on a queue only it polls
+	// (see workflows: unified exec); set before the host worker polls.
+	o.Activities.SessionQueue = sessionQueue(o.HostQueue)
+	sessOpts := base
+	sessOpts.DisableWorkflowWorker = true
+	sessions := worker.New(c, o.Activities.SessionQueue, sessOpts)
+	sessions.RegisterActivity(o.Activities.WriteStdin)
+	sessions.RegisterActivity(o.Activities.CloseSessions)
+	if err := sessions.Start(); err != nil {
+		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.SessionQueue, err)
+	}
 	if err := host.Start(); err != nil {
+		sessions.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.HostQueue, err)
 	}
-	w := &Workers{host: host, acts: o.Activities}
+	w := &Workers{host: host, sessions: sessions, acts: o.Activities}
 	if o.Reclaimed != nil {
 		go reclaimInBackground(c, o)
 	}
@@ -145,6 +159,8 @@ func Start(c client.Client, o Options) (*Workers, error) {
 // Stop stops polling and waits for running activities to return.
 func (w *Workers) Stop() {
 	w.host.Stop()
+	w.sessions.Stop()
+	w.acts.CloseAllSessions() // a session's processes end with its worker
 	if w.shared != nil {
 		w.shared.Stop()
 		w.calls.Stop()
@@ -174,6 +190,12 @@ func unstickFirst(c client.Client, o Options) {
 	if err := Unstick(ctx, c, ns); err != nil && ctx.Err() == nil {
 		o.Reclaimed(0, err)
 	}
+}
+
+// sessionQueue names the queue of this process's unified-exec sessions.
+func sessionQueue(hostQueue string) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-sessions-%s-%d-%s", hostQueue, host, os.Getpid(), strconv.FormatInt(time.Now().UnixNano()%(1<<32), 36))
 }
 
 // reclaimInBackground runs [Reclaim] once, as the worker starts polling.

@@ -66,7 +66,7 @@ func TestMCPToolsOfferedAndCallNotRetried(t *testing.T) {
 	require.NoError(t, env.GetWorkflowResult(&res))
 	require.Equal(t, StatusCompleted, res.Status, res.Error)
 	require.EqualValues(t, 2, calls.Load(), "each call is made once")
-	require.Contains(t, listed.Taken, "shell")
+	require.Contains(t, listed.Taken, "exec_command")
 
 	inputs := m.calls()
 	require.Len(t, inputs[0].External, 2)

@@ -69,6 +69,9 @@ const (
 	// which comes after a pause (the event carries a [ModelRetry]; Error
 	// says what failed). Turns from turn code 4 on log it.
 	EventModelRetry = "model.retry"
+	// EventTerminalInteraction: write_stdin typed into a session (the
+	// event carries the exec_command item that started it and Stdin).
+	EventTerminalInteraction = "terminal.interaction"
 )
 
 // Approval decisions.
@@ -276,6 +279,8 @@ type Item struct {
 	// running command's live output is heartbeated under it (see
 	// [LiveOutput]).
 	CallID string `json:"call_id,omitempty"`
+	// ProcessID is the unified-exec session id of an exec_command item.
+	ProcessID string `json:"process_id,omitempty"`
 }
 
 // FileChange is one file of a file_change item.
@@ -302,6 +307,8 @@ type Event struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// Retry is set on model.retry.
 	Retry *ModelRetry `json:"retry,omitempty"`
+	// Stdin is what write_stdin typed (terminal.interaction; bounded).
+	Stdin string `json:"stdin,omitempty"`
 }
 
 // ModelRetry says which attempt of a model call comes next, of how many,
@@ -447,6 +454,12 @@ type TurnResult struct {
 	// turn found; DocsDigest identifies what the model has been shown.
 	InstructionSources []string `json:"instruction_sources,omitempty"`
 	DocsDigest         string   `json:"docs_digest,omitempty"`
+	// ExecSessions are the thread's open unified-exec sessions;
+	// NextSession is the next session id, SessionUses the use counter
+	// that orders them (see unifiedexec.go).
+	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
+	NextSession  int           `json:"next_session,omitempty"`
+	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].

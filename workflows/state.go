@@ -44,6 +44,12 @@ type ThreadState struct {
 	// DocsDigest identifies the instructions files the model was shown
 	// last (see [turn.showDocs]).
 	DocsDigest string `json:"docs_digest,omitempty"`
+	// ExecSessions are the thread's open unified-exec sessions;
+	// NextSession is the next session id, SessionUses the use counter
+	// that orders them (see unifiedexec.go).
+	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
+	NextSession  int           `json:"next_session,omitempty"`
+	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -79,6 +85,12 @@ type TurnInput struct {
 	// Code is the turn code the thread started the turn with ([turnCode]);
 	// 0 for turns started by builds before it.
 	Code int `json:"code,omitempty"`
+	// ExecSessions are the thread's open unified-exec sessions;
+	// NextSession is the next session id, SessionUses the use counter
+	// that orders them (see unifiedexec.go).
+	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
+	NextSession  int           `json:"next_session,omitempty"`
+	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.
@@ -124,6 +136,12 @@ type TurnState struct {
 	// are the paths of this turn's.
 	DocsDigest string   `json:"docs_digest,omitempty"`
 	DocSources []string `json:"doc_sources,omitempty"`
+	// ExecSessions are the thread's open unified-exec sessions;
+	// NextSession is the next session id, SessionUses the use counter
+	// that orders them (see unifiedexec.go).
+	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
+	NextSession  int           `json:"next_session,omitempty"`
+	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

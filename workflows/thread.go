@@ -224,6 +224,16 @@ func (t *thread) archive(ctx workflow.Context) error {
 	if t.memoryDue() && workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == 1 {
 		t.extractMemory(ctx)
 	}
+	if len(t.st.ExecSessions) > 0 {
+		// The thread's sessions end with it (their worker processes may be
+		// gone already: then there is nothing to end).
+		pickup := 5 * time.Second
+		if hb := t.st.Config.ExecHeartbeat; hb > 0 {
+			pickup = max(hb, time.Second)
+		}
+		closeSessions(ctx, t.id, t.st.ExecSessions, pickup, t.st.Config.HostQueue)
+		t.st.ExecSessions = nil
+	}
 	if t.st.Config.SearchAttributes {
 		_ = workflow.UpsertTypedSearchAttributes(ctx, SAStatus.ValueSet(StatusArchived), SALastActivity.ValueSet(workflow.Now(ctx).UTC()))
 	}
@@ -267,6 +277,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		Code:             turnCode,
 		DocsDigest:       t.st.DocsDigest,
 		Images:           q.Request.Images,
+		ExecSessions:     t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
 	}
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
@@ -288,8 +299,11 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 			res.Status, res.Error = StatusInterrupted, ""
 		}
 		res.SessionApprovals = t.st.SessionApprovals
+		// The turn's own sessions are not known; those before it are.
+		res.ExecSessions, res.NextSession, res.SessionUses = t.st.ExecSessions, t.st.NextSession+maxExecSessions, t.st.SessionUses
 	}
 	t.st.SessionApprovals = res.SessionApprovals
+	t.st.ExecSessions, t.st.NextSession, t.st.SessionUses = res.ExecSessions, res.NextSession, res.SessionUses
 	t.st.Transcript = res.Transcript
 	t.st.NextItem = res.NextItem
 	t.st.Unsent = res.Unsent

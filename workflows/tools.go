@@ -36,6 +36,10 @@ func (t *turn) runTool(ctx workflow.Context, c activities.DecodedCall) harness.E
 	switch c.Inv.Tool {
 	case harness.ToolShell:
 		return reply(t.runShell(ctx, c))
+	case harness.ToolExecCommand:
+		return reply(t.runExecCommand(ctx, c))
+	case harness.ToolWriteStdin:
+		return t.runWriteStdin(ctx, c)
 	case harness.ToolPatch:
 		return reply(t.runPatch(ctx, c))
 	case harness.ToolPlan:
@@ -77,31 +81,11 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 	it := t.newItem(ItemCommandExecution)
 	it.Command, it.Cwd, it.Status = cmd, t.workdir(c.Inv.Workdir), StatusInProgress
 	it.CallID = c.Call.CallID
-	policy, mode := sandbox.Policy(cfg.ApprovalPolicy), sandbox.Mode(cfg.SandboxMode)
-	v := sandbox.Assess(policy, mode, argv, c.Inv.Escalate, c.Inv.Justification)
-	legacy := sandbox.Decide(policy, argv)
-	if (v.Decision != sandbox.Run || legacy != sandbox.Run) && !t.approvalsOn(ctx) {
-		// Recorded by a build without approvals: decide as it did.
-		if legacy == sandbox.Ask {
-			it.Status = StatusDeclined
-			t.log.add(Event{Type: EventItemCompleted, Item: it})
-			return fmt.Sprintf("declined: approval policy %q requires a person's approval for this command, and none can be asked here. "+
-				"Use read-only commands, or ask the user to change the approval policy.", cfg.ApprovalPolicy)
-		}
-		v = sandbox.Verdict{Decision: sandbox.Run}
+	v, msg, ok := t.gate(ctx, it, argv, c.Inv)
+	if !ok {
+		return msg
 	}
-	prefix := sandbox.CommandPrefix(argv)
-	switch {
-	case v.Decision == sandbox.Refuse:
-		it.Status = StatusDeclined
-		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return "refused: " + v.Reason
-	case v.Decision == sandbox.Ask && !t.sessionApproved(prefix, v.Unsandboxed):
-		d, note := t.ask(ctx, it, Approval{Kind: "command", Command: cmd, Cwd: it.Cwd, Reason: v.Reason, Unsandboxed: v.Unsandboxed}, prefix)
-		if d != DecisionApprove && d != DecisionApproveForSession {
-			return t.declined(it, d, note, "The command")
-		}
-	}
+	policy, prefix := sandbox.Policy(cfg.ApprovalPolicy), sandbox.CommandPrefix(argv)
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
 	out, msg, done := t.execute(ctx, it, c, v.Unsandboxed, c.Call.CallID)
 	if done {
@@ -123,6 +107,40 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 		}
 	}
 	return t.finishExec(it, out)
+}
+
+// gate decides whether a command may run: the sandbox mode and approval
+// policy ([sandbox.Assess]) run it, refuse it, or ask a person (a durable
+// wait, see [turn.ask]). When it may not run, the item is completed and
+// msg is what the model reads.
+func (t *turn) gate(ctx workflow.Context, it *Item, argv []string, inv harness.Invocation) (v sandbox.Verdict, msg string, ok bool) {
+	cfg := t.in.Config
+	policy, mode := sandbox.Policy(cfg.ApprovalPolicy), sandbox.Mode(cfg.SandboxMode)
+	v = sandbox.Assess(policy, mode, argv, inv.Escalate, inv.Justification)
+	legacy := sandbox.Decide(policy, argv)
+	if (v.Decision != sandbox.Run || legacy != sandbox.Run) && !t.approvalsOn(ctx) {
+		// Recorded by a build without approvals: decide as it did.
+		if legacy == sandbox.Ask {
+			it.Status = StatusDeclined
+			t.log.add(Event{Type: EventItemCompleted, Item: it})
+			return v, fmt.Sprintf("declined: approval policy %q requires a person's approval for this command, and none can be asked here. "+
+				"Use read-only commands, or ask the user to change the approval policy.", cfg.ApprovalPolicy), false
+		}
+		v = sandbox.Verdict{Decision: sandbox.Run}
+	}
+	prefix := sandbox.CommandPrefix(argv)
+	switch {
+	case v.Decision == sandbox.Refuse:
+		it.Status = StatusDeclined
+		t.log.add(Event{Type: EventItemCompleted, Item: it})
+		return v, "refused: " + v.Reason, false
+	case v.Decision == sandbox.Ask && !t.sessionApproved(prefix, v.Unsandboxed):
+		d, note := t.ask(ctx, it, Approval{Kind: "command", Command: it.Command, Cwd: it.Cwd, Reason: v.Reason, Unsandboxed: v.Unsandboxed}, prefix)
+		if d != DecisionApprove && d != DecisionApproveForSession {
+			return v, t.declined(it, d, note, "The command"), false
+		}
+	}
+	return v, "", true
 }
 
 // declinedNote tells the model that a rerun was declined (the item itself
@@ -161,12 +179,8 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 		Summary:             "exec: " + oneLine(it.Command, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	in := activities.ExecInput{ThreadID: t.in.ThreadID, CallID: callID, Command: c.Inv.Command,
-		Cwd: it.Cwd, TimeoutMs: c.Inv.TimeoutMs, MaxOutput: cfg.MaxToolOutput,
-		SandboxMode: cfg.SandboxMode, EnvPolicy: cfg.EnvPolicy, Unsandboxed: unsandboxed}
-	if cfg.SandboxMode != string(sandbox.DangerFullAccess) {
-		in.WorkspaceRoot, in.WritableRoots, in.NetworkAccess = cfg.Cwd, cfg.WritableRoots, cfg.NetworkAccess
-	}
+	in := t.execInput(callID, c.Inv.Command, it.Cwd, unsandboxed)
+	in.TimeoutMs = c.Inv.TimeoutMs
 	var out activities.ExecOutput
 	err := workflow.ExecuteActivity(actx, acts.Exec, in).Get(ctx, &out)
 	switch {
@@ -199,6 +213,19 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 		return out, "refused: the command was NOT run, because the sandbox could not be applied on the workspace host: " + out.SandboxError, true
 	}
 	return out, "", false
+}
+
+// execInput is a command as the workspace host runs it, in the thread's
+// sandbox unless a person approved running it without.
+func (t *turn) execInput(callID string, argv []string, cwd string, unsandboxed bool) activities.ExecInput {
+	cfg := t.in.Config
+	in := activities.ExecInput{ThreadID: t.in.ThreadID, CallID: callID, Command: argv,
+		Cwd: cwd, MaxOutput: cfg.MaxToolOutput,
+		SandboxMode: cfg.SandboxMode, EnvPolicy: cfg.EnvPolicy, Unsandboxed: unsandboxed}
+	if cfg.SandboxMode != string(sandbox.DangerFullAccess) {
+		in.WorkspaceRoot, in.WritableRoots, in.NetworkAccess = cfg.Cwd, cfg.WritableRoots, cfg.NetworkAccess
+	}
+	return in
 }
 
 // finishExec completes a command item with its outcome.

@@ -45,7 +45,8 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	} else {
 		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem, ContextTokens: in.ContextTokens,
 			Pending:          append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt}),
-			SessionApprovals: in.SessionApprovals, DocsDigest: in.DocsDigest}
+			SessionApprovals: in.SessionApprovals, DocsDigest: in.DocsDigest,
+			ExecSessions: in.ExecSessions, NextSession: in.NextSession, SessionUses: in.SessionUses}
 		if in.Config.TurnTimeout > 0 {
 			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
 		}
@@ -277,6 +278,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
 		ContextTokens:      t.st.ContextTokens,
 		InstructionSources: t.st.DocSources, DocsDigest: t.st.DocsDigest,
+		ExecSessions: t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
 	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})

@@ -61,7 +61,7 @@ func TestTurnCallsMCPTools(t *testing.T) {
 		t.Fatalf("%d model requests, want 2", len(reqs))
 	}
 	first, last := string(reqs[0].Body), string(reqs[1].Body)
-	for _, want := range []string{`"name":"mcp__everything__echo"`, `"name":"mcp__everything__get-sum"`, "Message to echo", `"name":"shell"`} {
+	for _, want := range []string{`"name":"mcp__everything__echo"`, `"name":"mcp__everything__get-sum"`, "Message to echo", `"name":"exec_command"`} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the first request does not offer %s", want)
 		}

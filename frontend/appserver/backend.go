@@ -49,6 +49,9 @@ type Backend interface {
 	Config(ctx context.Context) (map[string]any, error)
 	// Exec runs one command outside any turn and returns its outcome.
 	Exec(ctx context.Context, r ExecRequest) (ExecResult, error)
+	// StartExec starts command/exec's command in its streaming form
+	// (see [ExecStream]); ctx bounds only the start.
+	StartExec(ctx context.Context, r ExecRequest, o StreamOptions) (ExecStream, error)
 
 	// Pending lists what a running turn waits for from a client.
 	Pending(ctx context.Context, turnID string) (Pending, error)

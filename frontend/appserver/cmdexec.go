@@ -24,18 +24,7 @@ func (a *TemporalBackend) Exec(ctx context.Context, r ExecRequest) (ExecResult, 
 		defer cancel()
 	}
 	cmd := exec.Command(r.Command[0], r.Command[1:]...)
-	cmd.Dir = r.Cwd
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, over := r.Env[k]; !over {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	for k, v := range r.Env {
-		if v != nil {
-			cmd.Env = append(cmd.Env, k+"="+*v)
-		}
-	}
+	cmd.Dir, cmd.Env = r.Cwd, commandEnv(r)
 	stdout, stderr := &cappedBuffer{max: r.OutputCap}, &cappedBuffer{max: r.OutputCap}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -61,6 +50,24 @@ func (a *TemporalBackend) Exec(ctx context.Context, r ExecRequest) (ExecResult, 
 		res.Stderr += fmt.Sprintf("\n[command timed out after %s and was killed]", r.Timeout)
 	}
 	return res, nil
+}
+
+// commandEnv is this process's environment with the request's overrides
+// (a nil value unsets).
+func commandEnv(r ExecRequest) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, over := r.Env[k]; !over {
+			env = append(env, kv)
+		}
+	}
+	for k, v := range r.Env {
+		if v != nil {
+			env = append(env, k+"="+*v)
+		}
+	}
+	return env
 }
 
 // cappedBuffer keeps the first max bytes written (all when max is 0).

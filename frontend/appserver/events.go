@@ -21,7 +21,7 @@ func itemJSON(it *workflows.Item) map[string]any {
 	case workflows.ItemCommandExecution:
 		m := map[string]any{
 			"type": "commandExecution", "id": it.ID, "command": it.Command, "cwd": it.Cwd,
-			"processId": nil, "source": "agent", "status": itemStatus(it.Status),
+			"processId": processID(it), "source": "agent", "status": itemStatus(it.Status),
 			"commandActions":   []any{map[string]any{"type": "unknown", "command": it.Command}},
 			"aggregatedOutput": nil, "exitCode": nil, "durationMs": nil,
 		}
@@ -220,6 +220,10 @@ func (t *translator) translate(e workflows.Event) []notification {
 	if e.Type == workflows.EventModelRetry {
 		return []notification{t.retryNotice(e)}
 	}
+	if e.Type == workflows.EventTerminalInteraction && e.Item != nil {
+		return []notification{t.note("item/commandExecution/terminalInteraction",
+			map[string]any{"itemId": e.Item.ID, "processId": e.Item.ProcessID, "stdin": e.Stdin})}
+	}
 	it := e.Item
 	if it == nil {
 		return nil
@@ -302,4 +306,12 @@ func turnItems(user map[string]any, events []workflows.Event) []map[string]any {
 		items = append(items, m)
 	}
 	return items
+}
+
+// processID is a command item's unified-exec session id (null: none).
+func processID(it *workflows.Item) any {
+	if it.ProcessID == "" {
+		return nil
+	}
+	return it.ProcessID
 }

@@ -327,6 +327,10 @@ func (b *fakeBackend) Exec(_ context.Context, r ExecRequest) (ExecResult, error)
 	return ExecResult{ExitCode: 3, Stdout: strings.Join(r.Command, " "), Stderr: "warn"}, nil
 }
 
+func (b *fakeBackend) StartExec(context.Context, ExecRequest, StreamOptions) (ExecStream, error) {
+	return nil, fmt.Errorf("the fake backend streams no commands")
+}
+
 func (b *fakeBackend) Pending(_ context.Context, turnID string) (Pending, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -134,6 +134,7 @@ type commandExecParams struct {
 	TTY                bool               `json:"tty"`
 	StreamStdin        bool               `json:"streamStdin"`
 	StreamStdoutStderr bool               `json:"streamStdoutStderr"`
+	Size               *terminalSize      `json:"size"`
 }
 
 // Defaults of command/exec, as the reference documents them.
@@ -142,8 +143,8 @@ const (
 	defaultExecOutputCap = 1 << 20
 )
 
-// commandExec runs one command outside any turn (buffered: no tty, no
-// streaming). The response comes when the command has exited.
+// commandExec runs one command outside any turn, buffered or streamed
+// (see execstream.go). The response comes when the command has exited.
 func (c *conn) commandExec(id json.RawMessage, raw json.RawMessage) (*result, error) {
 	var p commandExecParams
 	if err := decodeParams(raw, &p, "command"); err != nil {
@@ -152,8 +153,6 @@ func (c *conn) commandExec(id json.RawMessage, raw json.RawMessage) (*result, er
 	switch {
 	case len(p.Command) == 0:
 		return nil, invalidRequest("command must not be empty")
-	case p.TTY || p.StreamStdin || p.StreamStdoutStderr:
-		return nil, invalidRequest("tty, streamStdin and streamStdoutStderr are not supported by this server: command/exec is buffered")
 	case p.DisableTimeout && p.TimeoutMs != nil:
 		return nil, invalidRequest("disableTimeout cannot be combined with timeoutMs")
 	case p.DisableOutputCap && p.OutputBytesCap != nil:
@@ -181,6 +180,12 @@ func (c *conn) commandExec(id json.RawMessage, raw json.RawMessage) (*result, er
 		r.OutputCap = 0
 	case p.OutputBytesCap != nil:
 		r.OutputCap = *p.OutputBytesCap
+	}
+	if p.TTY || p.StreamStdin || p.StreamStdoutStderr {
+		if !p.DisableTimeout && p.TimeoutMs == nil {
+			r.Timeout = 0 // a streamed process runs until it exits or is ended
+		}
+		return c.streamed(id, p, r)
 	}
 	c.background(func() {
 		res, err := c.s.backend.Exec(c.ctx, r)

@@ -152,6 +152,8 @@ type conn struct {
 	reqSeq  int64
 	waiting map[string]chan clientAnswer
 	asks    map[string]*ask
+	// execs are the connection's streamed command/exec processes.
+	execs map[string]ExecStream
 }
 
 // threadState is what a connection keeps about a thread it follows.
@@ -324,6 +326,10 @@ func init() {
 		"model/list":     (*conn).modelList,
 		"config/read":    (*conn).configRead,
 		"command/exec":   (*conn).commandExec,
+
+		"command/exec/write":     (*conn).commandExecWrite,
+		"command/exec/resize":    (*conn).commandExecResize,
+		"command/exec/terminate": (*conn).commandExecTerminate,
 
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,

@@ -420,5 +420,6 @@ func TestForkModelsConfigAndExec(t *testing.T) {
 		t.Fatalf("exec request %+v", got)
 	}
 	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{}}), -32600, "command must not be empty")
-	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{"sh"}, "tty": true}), -32600, "not supported")
+	wantError(t, c.callErr("command/exec", map[string]any{"command": []string{"sh"}, "tty": true}), -32600, "processId is required")
+	wantError(t, c.callErr("command/exec/write", map[string]any{"processId": "p9"}), -32600, "no running command/exec process")
 }

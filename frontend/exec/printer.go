@@ -107,6 +107,10 @@ func (p *printer) humanEvent(e workflows.Event) {
 		return
 	}
 	it := e.Item
+	if e.Type == workflows.EventTerminalInteraction {
+		fmt.Fprintf(w, "[session %s ← %q]\n", it.ProcessID, e.Stdin)
+		return
+	}
 	switch {
 	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
 		fmt.Fprintf(w, "\n$ %s\n", it.Command)
@@ -126,6 +130,11 @@ func (p *printer) humanEvent(e workflows.Event) {
 		status := workflows.ShownStatus(it.Status)
 		if it.Status == workflows.StatusInterrupted {
 			status += " · interrupted" // the cause, beside the one status
+		}
+		if it.ExitCode == nil && it.ProcessID != "" && it.Status == workflows.StatusCompleted {
+			// An exec_command whose process goes on as a session.
+			fmt.Fprintf(w, "[running · session %s · %d ms]\n", it.ProcessID, it.DurationMs)
+			return
 		}
 		fmt.Fprintf(w, "[%s · exit %s · %d ms]\n", status, code, it.DurationMs)
 	case it.Type == workflows.ItemAgentMessage:

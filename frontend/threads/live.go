@@ -68,8 +68,12 @@ func NewLiveOutput(c client.Client, turnID string) *LiveOutput {
 // Registered names of [activities.Activities.Exec] and
 // [activities.Activities.CallModel].
 const (
-	execActivity  = "Exec"
-	modelActivity = "CallModel"
+	execActivity = "Exec"
+	// Unified-exec calls heartbeat as Exec does; a write_stdin's output
+	// belongs to the exec_command call that started its session.
+	execCommandActivity = "ExecCommand"
+	writeStdinActivity  = "WriteStdin"
+	modelActivity       = "CallModel"
 )
 
 // Poll returns the output the turn's running commands wrote since the
@@ -89,7 +93,7 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 		step := -1
 		var thought *activities.ExecProgress
 		switch pa.GetActivityType().GetName() {
-		case execActivity:
+		case execActivity, execCommandActivity, writeStdinActivity:
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
 				continue // a heartbeat of an older build (a byte count)
 			}

@@ -1,5 +1,7 @@
 // Package codex is the native harness: Codex-style instructions and the
-// shell / apply_patch / update_plan tools.
+// tools of the current Codex (exec_command / write_stdin, apply_patch,
+// update_plan, view_image), or, as harness codex-shell, the older shell
+// tool in place of the first two.
 package codex
 
 import (
@@ -13,31 +15,52 @@ import (
 //go:embed prompt.md
 var basePrompt string
 
-// Name is this harness's name in config and routing.
-const Name = "codex"
+//go:embed prompt_shell.md
+var shellPrompt string
 
-func init() { harness.Register(Harness{}) }
+// Name is this harness's name in config and routing; ShellName is the
+// variant with Codex's older shell tool (for models tuned on it), also
+// chosen by Codex's own switch, `features.unified_exec = false`.
+const (
+	Name      = "codex"
+	ShellName = "codex-shell"
+)
 
-// Harness implements [harness.Harness] for GPT-family models.
-type Harness struct{}
+func init() {
+	harness.Register(Harness{})
+	harness.Register(Harness{Shell: true})
+}
+
+// Harness implements [harness.Harness] for GPT-family models. Shell
+// offers the one-shot shell tool instead of unified exec; either variant
+// decodes the other's calls.
+type Harness struct{ Shell bool }
 
 // Info implements [harness.Harness].
-func (Harness) Info() harness.Info {
-	return harness.Info{
+func (h Harness) Info() harness.Info {
+	info := harness.Info{
 		Name:              Name,
-		Description:       "OpenAI Codex CLI: shell (argv), apply_patch, update_plan, view_image",
+		Description:       "OpenAI Codex CLI: exec_command / write_stdin sessions, apply_patch, update_plan, view_image",
 		Wires:             []string{harness.WireResponses, harness.WireChat},
 		ParallelToolCalls: true,
 	}
+	if h.Shell {
+		info.Name = ShellName
+		info.Description = "OpenAI Codex CLI, older tool set: shell (argv), apply_patch, update_plan, view_image"
+	}
+	return info
 }
 
 // Instructions renders the system prompt: the base (or the caller's
 // replacement), the environment, and developer instructions last.
-func (Harness) Instructions(env harness.Env) string {
+func (h Harness) Instructions(env harness.Env) string {
 	var b strings.Builder
-	if env.BaseInstructions != "" {
+	switch {
+	case env.BaseInstructions != "":
 		b.WriteString(env.BaseInstructions)
-	} else {
+	case h.Shell:
+		b.WriteString(shellPrompt)
+	default:
 		b.WriteString(basePrompt)
 	}
 	b.WriteString("\n<environment_context>\n")
@@ -67,90 +90,16 @@ func (Harness) Instructions(env harness.Env) string {
 	return b.String()
 }
 
-// Tools implements [harness.Harness].
-func (Harness) Tools() []harness.ToolSpec {
-	return []harness.ToolSpec{
-		{
-			Name:        "shell",
-			Core:        harness.ToolShell,
-			Description: "Runs a command and returns its output and exit code. Use [\"bash\", \"-lc\", \"...\"] for shell syntax.",
-			Parameters: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"command":    map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "The command and its arguments."},
-					"workdir":    map[string]any{"type": "string", "description": "Directory to run in; defaults to the session's working directory."},
-					"timeout_ms": map[string]any{"type": "number", "description": "Kill the command after this many milliseconds."},
-					"with_escalated_permissions": map[string]any{"type": "boolean",
-						"description": "Run without the sandbox (for example to write outside the workspace or use the network). A person must approve it; say why in justification."},
-					"justification": map[string]any{"type": "string", "description": "One sentence shown to the person asked to approve an escalated command."},
-				},
-				"required":             []string{"command"},
-				"additionalProperties": false,
-			},
-		},
-		{
-			Name:        "apply_patch",
-			Core:        harness.ToolPatch,
-			Description: "Edits files. The input is a patch that starts with `*** Begin Patch` and ends with `*** End Patch`, with `*** Add File: P`, `*** Update File: P` (optional `*** Move to: Q`, then `@@` hunks with space/-/+ prefixed lines) and `*** Delete File: P` sections. Paths are relative to the working directory.",
-			Parameters: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"input": map[string]any{"type": "string", "description": "The whole patch."},
-				},
-				"required":             []string{"input"},
-				"additionalProperties": false,
-			},
-		},
-		{
-			Name:        "update_plan",
-			Core:        harness.ToolPlan,
-			Description: "Records the plan for the task: a short list of steps, each pending, in_progress or completed. At most one step is in_progress.",
-			Parameters: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"explanation": map[string]any{"type": "string"},
-					"plan": map[string]any{
-						"type": "array",
-						"items": map[string]any{
-							"type": "object",
-							"properties": map[string]any{
-								"step":   map[string]any{"type": "string"},
-								"status": map[string]any{"type": "string", "enum": []string{"pending", "in_progress", "completed"}},
-							},
-							"required":             []string{"step", "status"},
-							"additionalProperties": false,
-						},
-					},
-				},
-				"required":             []string{"plan"},
-				"additionalProperties": false,
-			},
-		},
-		{
-			Name:        "view_image",
-			Core:        harness.ToolViewImage,
-			Description: "Shows you an image file of the workspace (PNG, JPEG, GIF or WebP), for when you need to look at it.",
-			Parameters: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"path": map[string]any{"type": "string", "description": "Path of the image file, absolute or relative to the working directory."},
-				},
-				"required":             []string{"path"},
-				"additionalProperties": false,
-			},
-		},
-	}
-}
-
 type shellArgs struct {
 	Command   []string `json:"command"`
 	Workdir   string   `json:"workdir"`
 	TimeoutMs int64    `json:"timeout_ms"`
 	// Escalation: the model asks to run the command without the sandbox
 	// (sandbox_permissions "require_escalated" is the newer spelling).
-	Justification      string `json:"justification"`
-	SandboxPermissions string `json:"sandbox_permissions"`
-	WithEscalatedPerms bool   `json:"with_escalated_permissions"`
+	Justification      string   `json:"justification"`
+	SandboxPermissions string   `json:"sandbox_permissions"`
+	WithEscalatedPerms bool     `json:"with_escalated_permissions"`
+	PrefixRule         []string `json:"prefix_rule"`
 }
 
 type patchArgs struct {
@@ -164,8 +113,12 @@ type planArgs struct {
 }
 
 // Decode implements [harness.Harness].
-func (Harness) Decode(call harness.ToolCall) harness.Invocation {
+func (h Harness) Decode(call harness.ToolCall) harness.Invocation {
 	switch call.Name {
+	case "exec_command":
+		return decodeExecCommand(call)
+	case "write_stdin":
+		return decodeWriteStdin(call)
 	case "shell", "container.exec", "local_shell":
 		var a shellArgs
 		if err := harness.DecodeArgs(call.Arguments, &a); err != nil {
@@ -176,7 +129,7 @@ func (Harness) Decode(call harness.ToolCall) harness.Invocation {
 		}
 		return harness.Invocation{Tool: harness.ToolShell, Command: a.Command, Workdir: a.Workdir, TimeoutMs: a.TimeoutMs,
 			Escalate:      a.WithEscalatedPerms || a.SandboxPermissions == "require_escalated",
-			Justification: a.Justification}
+			Justification: a.Justification, PrefixRule: a.PrefixRule}
 	case "apply_patch":
 		var a patchArgs
 		if err := harness.DecodeArgs(call.Arguments, &a); err != nil {
@@ -209,5 +162,5 @@ func (Harness) Decode(call harness.ToolCall) harness.Invocation {
 		}
 		return harness.Invocation{Tool: harness.ToolViewImage, Path: a.Path}
 	}
-	return harness.Unknown(call.Name, Harness{}.Tools())
+	return harness.Unknown(call.Name, h.Tools())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
+	"github.com/interpreter-dev/interpreter/harness/codex"
 	"github.com/interpreter-dev/interpreter/sandbox"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -206,6 +207,10 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
+	harnessName := route.Harness.Info().Name
+	if harnessName == codex.Name && !cfg.UnifiedExec() {
+		harnessName = codex.ShellName
+	}
 	if err := cfg.Reasoning().CheckModel(model); err != nil {
 		return workflows.ThreadConfig{}, exitf(2, "%v", err)
 	}
@@ -231,7 +236,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers,
 			RequestMaxRetries: prov.RequestMaxRetries, StreamMaxRetries: prov.StreamMaxRetries,
 			StreamIdleTimeoutMs: idleTimeoutMs(prov.StreamIdleTimeoutMs)},
-		Harness: route.Harness.Info().Name, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
+		Harness: harnessName, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
 		ImagesSupported: cfg.ModelSupportsImages,
 		Reasoning:       cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
 		ProjectDocFallbacks: cfg.ProjectDocFallbackFilenames,

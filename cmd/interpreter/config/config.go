@@ -143,6 +143,9 @@ type Features struct {
 	// ShellSnapshot runs login-shell commands (`bash -lc`) as non-login
 	// ones with a snapshot of the profile; nil means on, as in Codex.
 	ShellSnapshot *bool `toml:"shell_snapshot"`
+	// UnifiedExec false makes the codex harness offer the older shell
+	// tool (harness codex-shell) instead of exec_command / write_stdin.
+	UnifiedExec *bool `toml:"unified_exec"`
 }
 
 // ShellSnapshots tells whether login-shell commands run with a snapshot
@@ -368,4 +371,10 @@ func (d Duration) MarshalText() ([]byte, error) {
 func (c *Config) Reasoning() harness.Reasoning {
 	return harness.Reasoning{Effort: c.ModelReasoningEffort, Summary: c.ModelReasoningSummary,
 		Verbosity: c.ModelVerbosity, Supported: c.ModelSupportsReasoningSummaries}
+}
+
+// UnifiedExec tells whether the codex harness offers exec_command and
+// write_stdin (the default) rather than shell.
+func (c Config) UnifiedExec() bool {
+	return c.Features.UnifiedExec == nil || *c.Features.UnifiedExec
 }

@@ -432,16 +432,29 @@ func TestShellSnapshotFeature(t *testing.T) {
 	if c := mustLoad(t, Options{Strict: true}); !c.ShellSnapshots() {
 		t.Error("snapshots are off by default")
 	}
-	setup(t, "[features]\nshell_snapshot = false\nunified_exec = true\n")
+	setup(t, "[features]\nshell_snapshot = false\nweb_search_request = true\n")
 	c := mustLoad(t, Options{})
 	if c.ShellSnapshots() {
 		t.Error("[features] shell_snapshot = false left them on")
 	}
-	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "features.unified_exec is Codex's") {
+	if w := c.Warnings(); len(w) != 1 || !strings.Contains(w[0], "features.web_search_request is Codex's") {
 		t.Errorf("warnings %q", w)
 	}
 	setup(t, "")
 	if c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.shell_snapshot=false"}}); c.ShellSnapshots() {
 		t.Error("-c features.shell_snapshot=false left them on")
+	}
+}
+
+// Codex's switch features.unified_exec is honored (strictly: it is a
+// known key), and other feature keys stay Codex's (a warning, not an error).
+func TestUnifiedExecFeature(t *testing.T) {
+	setup(t, "")
+	if c := mustLoad(t, Options{Strict: true}); !c.UnifiedExec() {
+		t.Error("unified exec is off by default")
+	}
+	c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.unified_exec=false", "features.web_search_request=true"}})
+	if c.UnifiedExec() {
+		t.Error("features.unified_exec=false left unified exec on")
 	}
 }

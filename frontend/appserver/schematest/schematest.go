@@ -39,6 +39,10 @@ var responses = map[string]string{
 	"config/read":    "v2/ConfigReadResponse",
 	"command/exec":   "v2/CommandExecResponse",
 
+	"command/exec/write":     "v2/CommandExecWriteResponse",
+	"command/exec/resize":    "v2/CommandExecResizeResponse",
+	"command/exec/terminate": "v2/CommandExecTerminateResponse",
+
 	"thread/name/set":  "v2/ThreadSetNameResponse",
 	"thread/archive":   "v2/ThreadArchiveResponse",
 	"thread/unarchive": "v2/ThreadUnarchiveResponse",
