@@ -6,8 +6,9 @@
 // once per workspace host, shell, user and environment, inside a login
 // shell whose exported variables, functions, aliases and options are
 // captured (a snapshot); each command then runs as the non-login
-// `bash -c CMD` with that environment and a small script that restores
-// the rest, so it sees what a login shell would have set up.
+// `bash -c CMD` (`zsh -c CMD`) with that environment and a small script
+// that restores the rest, so it sees what a login shell would have set
+// up.
 //
 // [Cache.Prepare] is the one entry point: give it the command as the
 // model sent it (or [LoginArgv] of a shell and a script), and it returns
@@ -26,12 +27,13 @@ type Login struct {
 	Args []string
 }
 
-// ParseLogin recognizes the spellings of "a login bash running a
+// ParseLogin recognizes the spellings of "a login bash or zsh running a
 // script": `bash -lc CMD`, `bash -cl CMD`, `bash -l -c CMD` and
-// `bash --login -c CMD`, with any arguments after CMD. Other shells and
-// flags (-i, -e, ...) are not recognized: they run as given.
+// `bash --login -c CMD` (and the same of zsh), with any arguments after
+// CMD. Other shells and flags (-i, -e, ...) are not recognized: they run
+// as given.
 func ParseLogin(argv []string) (Login, bool) {
-	if len(argv) < 3 || !supported(argv[0]) {
+	if len(argv) < 3 || kindOf(argv[0]) == 0 {
 		return Login{}, false
 	}
 	rest := argv[1:]
@@ -57,10 +59,26 @@ func (l Login) nonLogin() []string {
 	return append([]string{l.Shell, "-c", l.Script}, l.Args...)
 }
 
-// supported tells the shells whose snapshot this package can restore.
-// bash reads BASH_ENV before running a -c script, which is how the
-// snapshot is applied without changing the script; zsh, dash and others
-// run as given.
-func supported(shell string) bool {
-	return filepath.Base(shell) == "bash"
+// shellKind is a shell whose snapshot this package can restore.
+type shellKind int
+
+const (
+	// bash reads BASH_ENV before running a -c script, which is how its
+	// snapshot is applied without changing the script.
+	bashShell shellKind = iota + 1
+	// zsh reads $ZDOTDIR/.zshenv in every shell: the snapshot is a
+	// .zshenv in a directory of its own, passed as ZDOTDIR.
+	zshShell
+)
+
+// kindOf tells the kind of shell (a name or a path), 0 for shells run as
+// given (sh, dash, fish, ...: see the README's Shell snapshots).
+func kindOf(shell string) shellKind {
+	switch filepath.Base(shell) {
+	case "bash":
+		return bashShell
+	case "zsh":
+		return zshShell
+	}
+	return 0
 }
