@@ -121,6 +121,9 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	if e.snap == nil {
 		return asGiven
 	}
+	if k == dashShell {
+		return Prepared{Argv: login.nonLogin(), Env: commandEnv(k, *e.snap, r.Env, r.Policy, ""), Applied: true}
+	}
 	if err := c.writeScript(k, e); err != nil {
 		asGiven.Warning = "shell snapshot: " + err.Error()
 		return asGiven

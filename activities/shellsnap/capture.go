@@ -45,11 +45,23 @@ printf '\n%s:zdotdir\n' "$m"; print -r -- "$ZDOTDIR"
 printf '\n%s:end\n' "$m"
 `
 
+// dashCapture is bashCapture for dash, which can list its exported
+// variables and aliases but not its functions.
+const dashCapture = `exec 2>/dev/null
+m=$1
+printf '\n%s:env\n' "$m"; command -p env -0
+printf '\n%s:aliases\n' "$m"; alias
+printf '\n%s:end\n' "$m"
+`
+
 // captureOf is the capture script of a kind of shell and the sections it
 // prints after the environment.
 func captureOf(k shellKind) (script string, sections []string) {
-	if k == zshShell {
+	switch k {
+	case zshShell:
 		return zshCapture, []string{"funcs", "aliases", "setopt", "fpath", "zdotdir"}
+	case dashShell:
+		return dashCapture, []string{"aliases"}
 	}
 	return bashCapture, []string{"funcs", "aliases", "shopt", "set"}
 }
@@ -116,6 +128,10 @@ func (c capturer) capture(ctx context.Context, k shellKind, shell, dir string, e
 			return captured{}, fmt.Errorf("the login shell failed (%v): %w", werr, perr)
 		}
 		return captured{}, perr
+	}
+	if k == dashShell && strings.TrimSpace(snap.sec["aliases"]) != "" {
+		// A non-login dash reads no file these could be restored from.
+		return captured{}, errors.New("it defines aliases, which a non-login sh cannot be given")
 	}
 	// A profile whose last command failed still set everything up: the
 	// markers show the script ran to its end.

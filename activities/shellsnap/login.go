@@ -15,7 +15,10 @@
 // the argv and environment to run.
 package shellsnap
 
-import "path/filepath"
+import (
+	"os/exec"
+	"path/filepath"
+)
 
 // Login is a command that asks for a login shell to run a script.
 type Login struct {
@@ -27,20 +30,25 @@ type Login struct {
 	Args []string
 }
 
-// ParseLogin recognizes the spellings of "a login bash or zsh running a
-// script": `bash -lc CMD`, `bash -cl CMD`, `bash -l -c CMD` and
-// `bash --login -c CMD` (and the same of zsh), with any arguments after
-// CMD. Other shells and flags (-i, -e, ...) are not recognized: they run
-// as given.
+// ParseLogin recognizes the spellings of "a login bash, zsh or dash
+// running a script": `bash -lc CMD`, `bash -cl CMD`, `bash -l -c CMD`
+// and `bash --login -c CMD` (and the same of zsh; of dash, or sh when
+// it is dash, but for --login, which dash does not take), with any
+// arguments after CMD. Other shells and flags (-i, -e, ...) are not
+// recognized: they run as given.
 func ParseLogin(argv []string) (Login, bool) {
-	if len(argv) < 3 || kindOf(argv[0]) == 0 {
+	if len(argv) < 3 {
+		return Login{}, false
+	}
+	k := kindOf(argv[0])
+	if k == 0 {
 		return Login{}, false
 	}
 	rest := argv[1:]
 	switch {
 	case rest[0] == "-lc" || rest[0] == "-cl":
 		rest = rest[1:]
-	case len(rest) >= 3 && (rest[0] == "-l" || rest[0] == "--login") && rest[1] == "-c":
+	case len(rest) >= 3 && (rest[0] == "-l" || rest[0] == "--login" && k != dashShell) && rest[1] == "-c":
 		rest = rest[2:]
 	default:
 		return Login{}, false
@@ -69,16 +77,38 @@ const (
 	// zsh reads $ZDOTDIR/.zshenv in every shell: the snapshot is a
 	// .zshenv in a directory of its own, passed as ZDOTDIR.
 	zshShell
+	// dash reads no file in a non-login `sh -c`: its snapshot is the
+	// environment alone.
+	dashShell
 )
 
 // kindOf tells the kind of shell (a name or a path), 0 for shells run as
-// given (sh, dash, fish, ...: see the README's Shell snapshots).
+// given (fish, ksh, a sh that is not dash, ...: see the README's Shell
+// snapshots).
 func kindOf(shell string) shellKind {
 	switch filepath.Base(shell) {
 	case "bash":
 		return bashShell
 	case "zsh":
 		return zshShell
+	case "dash":
+		return dashShell
+	case "sh":
+		if isDash(shell) {
+			return dashShell
+		}
 	}
 	return 0
+}
+
+// isDash tells whether sh (a name looked up in PATH, or a path) is
+// dash, as /bin/sh is on Debian and Ubuntu; a bash or busybox sh is not
+// recognized.
+func isDash(sh string) bool {
+	p, err := exec.LookPath(sh)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return err == nil && filepath.Base(real) == "dash"
 }

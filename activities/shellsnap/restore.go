@@ -23,9 +23,13 @@ var fixedOptions = map[string]bool{"login_shell": true, "restricted_shell": true
 // startupVar is the variable that makes a non-login shell of kind k read
 // the restore script at path, and the one that carries the login
 // shell's own value of it to the script.
+// dash has none ("").
 func startupVar(k shellKind, path string) (name, value, carrier string) {
-	if k == zshShell {
+	switch k {
+	case zshShell:
 		return "ZDOTDIR", filepath.Dir(path), zdotdirVar
+	case dashShell:
+		return "", "", ""
 	}
 	return "BASH_ENV", path, restoreVar
 }
@@ -80,8 +84,8 @@ func commandEnv(k shellKind, c captured, cmdEnv []string, policy sandbox.EnvPoli
 	for _, kv := range c.env {
 		name, v, _ := strings.Cut(kv, "=")
 		switch {
-		case perShell[name] || name == carrier:
-		case name == startup:
+		case perShell[name] || carrier != "" && name == carrier:
+		case startup != "" && name == startup:
 			out = append(out, carrier+"="+v)
 		case policy.Keeps(name):
 			out = append(out, kv)
@@ -91,6 +95,9 @@ func commandEnv(k shellKind, c captured, cmdEnv []string, policy sandbox.EnvPoli
 		if name, _, _ := strings.Cut(kv, "="); perShell[name] {
 			out = append(out, kv)
 		}
+	}
+	if startup == "" {
+		return out
 	}
 	return append(out, startup+"="+value)
 }

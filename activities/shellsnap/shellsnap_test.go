@@ -27,7 +27,7 @@ func TestParseLogin(t *testing.T) {
 		{[]string{"zsh", "--login", "-c", "ls", "z"}, true, []string{"zsh", "-c", "ls", "z"}},
 		{[]string{"zsh", "-l", "-c", "ls"}, true, []string{"zsh", "-c", "ls"}},
 		{[]string{"zsh", "-lic", "ls"}, false, nil},
-		{[]string{"sh", "-lc", "ls"}, false, nil},
+		{[]string{"fish", "-lc", "ls"}, false, nil},
 		{[]string{"bashful", "-lc", "ls"}, false, nil},
 		{[]string{"ls", "-lc", "x"}, false, nil},
 	}
@@ -36,6 +36,18 @@ func TestParseLogin(t *testing.T) {
 		if ok != tc.ok || (ok && !slices.Equal(l.nonLogin(), tc.want)) {
 			t.Errorf("ParseLogin(%q) = %+v, %v; want %q, %v", tc.argv, l, ok, tc.want, tc.ok)
 		}
+	}
+	// sh is recognized when it is dash (as /bin/sh is here and in CI);
+	// dash takes no --login.
+	if isDash("sh") {
+		for _, argv := range [][]string{{"sh", "-lc", "ls"}, {"/bin/sh", "-l", "-c", "ls"}, {"dash", "-cl", "ls"}} {
+			if _, ok := ParseLogin(argv); !ok {
+				t.Errorf("ParseLogin(%q) not recognized", argv)
+			}
+		}
+	}
+	if _, ok := ParseLogin([]string{"dash", "--login", "-c", "ls"}); ok {
+		t.Error("dash --login -c recognized")
 	}
 	if l, ok := ParseLogin(LoginArgv("/usr/bin/bash", "make")); !ok || l.Shell != "/usr/bin/bash" || l.Script != "make" {
 		t.Errorf("LoginArgv does not parse back: %+v", l)

@@ -8,13 +8,17 @@ import (
 	"syscall"
 )
 
-// profileFiles are what a login bash reads, directly or through the
-// usual `. ~/.bashrc` of ~/.profile; /etc/profile.d is a directory whose
-// own times change when a file is added or removed. A file these source
-// in turn (nvm.sh, ~/.cargo/env) is not watched.
+// profileFiles are what a login shell of kind k reads: for bash,
+// directly or through the usual `. ~/.bashrc` of ~/.profile;
+// /etc/profile.d is a directory whose own times change when a file is
+// added or removed. A file these source in turn (nvm.sh, ~/.cargo/env)
+// is not watched.
 func profileFiles(k shellKind, home string, zdotdirs []string) []string {
-	if k == zshShell {
+	switch k {
+	case zshShell:
 		return zshProfileFiles(home, zdotdirs)
+	case dashShell:
+		return []string{"/etc/profile", "/etc/profile.d", filepath.Join(home, ".profile")}
 	}
 	files := []string{"/etc/profile", "/etc/profile.d", "/etc/bash.bashrc", "/etc/bashrc"}
 	for _, f := range []string{".bash_profile", ".bash_login", ".profile", ".bashrc", ".bash_aliases"} {
