@@ -78,8 +78,10 @@ type entry struct {
 	script string    // the restore script's path
 	text   string    // and its content
 	// zdotdir is the ZDOTDIR a login zsh's profile set (its files are
-	// watched too).
+	// watched too), sourced the files the profile files source (see
+	// [sourcedFiles]), also watched.
 	zdotdir string
+	sourced []string
 	used    time.Time
 }
 
@@ -99,7 +101,8 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	home, envZdot := homeOf(r.Env), lookup(r.Env, "ZDOTDIR")
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	stamps := profileStamps(k, home, []string{envZdot, e.zdotdir})
+	base := profileStamps(profileFiles(k, home, []string{envZdot, e.zdotdir}))
+	stamps := base + profileStamps(e.sourced)
 	if !e.taken || e.stamps != stamps {
 		e.taken, e.stamps, e.snap, e.script, e.text = true, stamps, nil, "", ""
 		snap, err := c.capturer().capture(ctx, k, login.Shell, r.Dir, r.Env, captureBoundary(r.Confined))
@@ -113,10 +116,14 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 			return asGiven
 		}
 		e.snap = &snap
+		// The files found by this capture are stamped after it: a change
+		// to one while it ran is missed (not to the profile files).
 		if z := strings.TrimSpace(snap.sec["zdotdir"]); k == zshShell && z != e.zdotdir {
 			e.zdotdir = z
-			e.stamps = profileStamps(k, home, []string{envZdot, z})
+			base = profileStamps(profileFiles(k, home, []string{envZdot, z}))
 		}
+		e.sourced = sourcedFiles(profileFiles(k, home, []string{envZdot, e.zdotdir}), snap.env, home)
+		e.stamps = base + profileStamps(e.sourced)
 	}
 	if e.snap == nil {
 		return asGiven

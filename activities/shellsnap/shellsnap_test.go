@@ -1,6 +1,8 @@
 package shellsnap
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -132,6 +134,42 @@ func TestZshCommandEnv(t *testing.T) {
 	c := captured{env: []string{"PATH=/p", "ZDOTDIR=/home/u/.config/zsh", "BASH_ENV=/b", "SHLVL=1"}}
 	got := commandEnv(zshShell, c, []string{"PWD=/work"}, sandbox.EnvPolicy{}, "/snap/x.zsh/.zshenv")
 	want := []string{"PATH=/p", zdotdirVar + "=/home/u/.config/zsh", "BASH_ENV=/b", "PWD=/work", "ZDOTDIR=/snap/x.zsh"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestSourcedFiles(t *testing.T) {
+	home := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	profile := write(".profile", `. "$HOME/.cargo/env"
+[ -s "$NVM_DIR/nvm.sh" ] && \. "$NVM_DIR/nvm.sh"  # This loads nvm
+if [ -f ~/.bashrc ]; then . ~/.bashrc; fi
+source '`+home+`/quoted'
+. "$UNSET_VAR/x"
+eval "$(pyenv init -)"
+. ./relative
+. "$HOME/missing"
+echo . "$HOME/echoed"
+`)
+	bashrc := write(".bashrc", "for f in ~/.bash.d/*; do . $f; done\n")
+	cargo := write(".cargo/env", `export PATH="$HOME/.cargo/bin:$PATH"; . "${HOME}/.cargo/deeper"`+"\n")
+	deeper := write(".cargo/deeper", "\n")
+	nvm := write(".nvm/nvm.sh", "\n")
+	quoted := write("quoted", "\n")
+	write("echoed", "\n")
+	got := sourcedFiles([]string{profile, bashrc}, []string{"NVM_DIR=" + home + "/.nvm"}, home)
+	want := []string{cargo, deeper, nvm, quoted}
+	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

@@ -11,8 +11,8 @@ import (
 // profileFiles are what a login shell of kind k reads: for bash,
 // directly or through the usual `. ~/.bashrc` of ~/.profile;
 // /etc/profile.d is a directory whose own times change when a file is
-// added or removed. A file these source in turn (nvm.sh, ~/.cargo/env)
-// is not watched.
+// added or removed. The files these source in turn (nvm.sh,
+// ~/.cargo/env) are found by [sourcedFiles].
 func profileFiles(k shellKind, home string, zdotdirs []string) []string {
 	switch k {
 	case zshShell:
@@ -70,11 +70,11 @@ func statFile(p string) fileStamp {
 	return s
 }
 
-// profileStamps is the state of the profile files: when it changes, the
-// snapshot is taken again.
-func profileStamps(k shellKind, home string, zdotdirs []string) string {
+// profileStamps is the state of files: when that of the profile files
+// changes, the snapshot is taken again.
+func profileStamps(files []string) string {
 	var b strings.Builder
-	for _, f := range profileFiles(k, home, zdotdirs) {
+	for _, f := range files {
 		fmt.Fprintf(&b, "%s %+v\n", f, statFile(f))
 	}
 	return b.String()
