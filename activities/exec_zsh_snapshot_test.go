@@ -54,7 +54,7 @@ export PATH="$HOME/bin:$PATH"
 alias ll='echo aliased'
 alias -g GG='| tr a-z A-Z'
 greet() { echo "hello from $1"; }
-setopt extendedglob
+setopt extendedglob kshoptionprint
 fpath+=("$HOME/zfuncs")
 autoload -U autofn
 `,
@@ -65,7 +65,7 @@ autoload -U autofn
 // zshScript uses all of it, and starts a zsh of its own, which reads the
 // user's .zshenv (as under a login shell) and knows no profile function.
 const zshScript = `echo "var=$SNAP_VAR key=${SNAP_API_KEY:-none} zl=$ZLOGIN_VAR rc=${ZSHRC_VAR:-none}"; greet fn; ll; echo shout GG
-mytool; [[ -o extendedglob ]] && echo extendedglob; autofn; echo "zdotdir=${ZDOTDIR-unset}"
+mytool; [[ -o extendedglob && -o kshoptionprint ]] && echo extendedglob; autofn; echo "zdotdir=${ZDOTDIR-unset}"
 zsh -c 'echo child ${+functions[greet]} ${ZSHENV_LOCAL:-none}'`
 
 const zshWant = "var=from-profile key=none zl=from-zlogin rc=none\nhello from fn\naliased\nSHOUT\nmytool ran\n" +

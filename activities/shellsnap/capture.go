@@ -31,7 +31,8 @@ printf '\n%s:end\n' "$m"
 `
 
 // zshCapture is bashCapture for zsh: functions (autoload stubs print as
-// such), aliases of every kind, the options set other than by default,
+// such), aliases of every kind, the options set other than by default
+// (one name a line: kshoptionprint would print a table),
 // fpath (which autoloaded functions are looked up in) and ZDOTDIR, which
 // names where the profile files were read from even when not exported.
 const zshCapture = `exec 2>/dev/null
@@ -39,7 +40,7 @@ m=$1
 printf '\n%s:env\n' "$m"; command -p env -0
 printf '\n%s:funcs\n' "$m"; functions
 printf '\n%s:aliases\n' "$m"; alias -L
-printf '\n%s:setopt\n' "$m"; setopt
+printf '\n%s:setopt\n' "$m"; (unsetopt kshoptionprint; setopt); [[ -o kshoptionprint ]] && echo kshoptionprint
 printf '\n%s:fpath\n' "$m"; print -r -- "fpath=(${(q)fpath[@]})"
 printf '\n%s:zdotdir\n' "$m"; print -r -- "$ZDOTDIR"
 printf '\n%s:end\n' "$m"

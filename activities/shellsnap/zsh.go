@@ -46,16 +46,17 @@ func zshRestoreScript(c captured) string {
 }
 
 // zshOptions turns the names `setopt` lists into setopt lines, those
-// that may be set at once and those set last.
+// that may be set at once and those set last; one this zsh does not
+// know is no error in the command's output.
 func zshOptions(listing string) (early, late string) {
 	var e, l strings.Builder
 	for _, name := range strings.Fields(listing) {
 		switch {
 		case !isOptionName(name) || zshFixedOptions[name]:
 		case zshLateOptions[name]:
-			l.WriteString("setopt " + name + "\n")
+			l.WriteString("setopt " + name + " 2>/dev/null\n")
 		default:
-			e.WriteString("setopt " + name + "\n")
+			e.WriteString("setopt " + name + " 2>/dev/null\n")
 		}
 	}
 	return e.String(), l.String()
