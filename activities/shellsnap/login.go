@@ -40,17 +40,17 @@ func ParseLogin(argv []string) (Login, bool) {
 	if len(argv) < 3 {
 		return Login{}, false
 	}
-	k := kindOf(argv[0])
-	if k == 0 {
-		return Login{}, false
-	}
+	// The flags first: telling whether sh is dash costs a few stats.
 	rest := argv[1:]
 	switch {
 	case rest[0] == "-lc" || rest[0] == "-cl":
 		rest = rest[1:]
-	case len(rest) >= 3 && (rest[0] == "-l" || rest[0] == "--login" && k != dashShell) && rest[1] == "-c":
+	case len(rest) >= 3 && (rest[0] == "-l" || rest[0] == "--login") && rest[1] == "-c":
 		rest = rest[2:]
 	default:
+		return Login{}, false
+	}
+	if k := kindOf(argv[0]); k == 0 || k == dashShell && argv[1] == "--login" {
 		return Login{}, false
 	}
 	return Login{Shell: argv[0], Script: rest[0], Args: rest[1:]}, true
