@@ -174,3 +174,35 @@ func TestExecFailingZshProfileFallsBack(t *testing.T) {
 		t.Fatalf("got %+v", out)
 	}
 }
+
+// BenchmarkExecLoginZsh times `zsh -lc "echo step"` at the activity,
+// with and without the snapshot, for a ~/.zprofile that runs pyenv's
+// init when this host has pyenv in /root/.pyenv (as the README's
+// figures were measured) and only sets a variable otherwise.
+func BenchmarkExecLoginZsh(b *testing.B) {
+	if _, err := exec.LookPath("zsh"); err != nil {
+		b.Skip("zsh is not installed")
+	}
+	home := b.TempDir()
+	profile := `export SNAP_VAR=1
+if [ -x /root/.pyenv/bin/pyenv ]; then export PYENV_ROOT=/root/.pyenv PATH="/root/.pyenv/bin:$PATH"; eval "$(pyenv init - zsh)"; fi
+`
+	if err := os.WriteFile(filepath.Join(home, ".zprofile"), []byte(profile), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, snap := range []bool{true, false} {
+		b.Run(map[bool]string{true: "snapshot", false: "no-snapshot"}[snap], func(b *testing.B) {
+			a := newActs(b)
+			a.NoShellSnapshot = !snap
+			if _, err := loginExec(a, home, "warm", "danger-full-access", "zsh", "-lc", "true"); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				out, err := loginExec(a, home, "step", "danger-full-access", "zsh", "-lc", "echo step")
+				if err != nil || out.Output != "step\n" || out.ShellSnapshot != snap {
+					b.Fatalf("%+v %v", out, err)
+				}
+			}
+		})
+	}
+}
