@@ -77,18 +77,20 @@ type entry struct {
 	snap   *captured // nil: the capture failed
 	script string    // the restore script's path
 	text   string    // and its content
-	// zdotdir is the ZDOTDIR a login zsh's profile set (its files are
-	// watched too), sourced the files the profile files source (see
-	// [sourcedFiles]), also watched.
+	// zdotdir is the ZDOTDIR a login zsh's profile set: its files are
+	// watched too.
 	zdotdir string
+	// sourced are the files the profile files source (see
+	// [sourcedFiles]), also watched.
 	sourced []string
 	used    time.Time
 }
 
-// Prepare returns the command to run for r: a login bash or zsh as the
-// non-login `bash -c CMD` (`zsh -c CMD`) with the snapshot applied, or r as given when it asks for
-// no login shell, snapshots are off, or the profile could not be captured
-// (then Warning says why, once). The snapshot is taken on the first such
+// Prepare returns the command to run for r: a login bash, zsh or dash as
+// the non-login `bash -c CMD` (`zsh -c`, `sh -c`) with the snapshot
+// applied, or r as given when it asks for no login shell, snapshots are
+// off, or the profile could not be captured (then Warning says why,
+// once). The snapshot is taken on the first such
 // command and again when a profile file changes.
 func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	asGiven := Prepared{Argv: r.Argv, Env: r.Env}
