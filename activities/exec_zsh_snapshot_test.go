@@ -206,3 +206,35 @@ if [ -x /root/.pyenv/bin/pyenv ]; then export PYENV_ROOT=/root/.pyenv PATH="/roo
 		})
 	}
 }
+
+// TestExecZshThatIgnoresTheSnapshotFallsBack: a zsh that does not read
+// the snapshot's ZDOTDIR (here a wrapper setting ZDOTDIR, as a
+// /etc/zsh/zshenv may) is found out once, before any command runs with
+// half a snapshot: it runs as given, with one warning.
+func TestExecZshThatIgnoresTheSnapshotFallsBack(t *testing.T) {
+	requireZsh(t)
+	real, err := exec.LookPath("zsh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := zshHome(t, map[string]string{".zprofile": "echo run >> $HOME/runs\ngreet() { echo hello }\n"})
+	wrapper := filepath.Join(t.TempDir(), "zsh")
+	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nZDOTDIR=\"$HOME\" exec "+real+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := newActs(t)
+	out, err := loginExec(a, home, "c1", "danger-full-access", wrapper, "-lc", "greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.ShellSnapshot || !strings.HasPrefix(out.Output, "hello\n") || !strings.Contains(out.Output, "does not read the snapshot from ZDOTDIR") {
+		t.Fatalf("got %+v", out)
+	}
+	out, err = loginExec(a, home, "c2", "danger-full-access", wrapper, "-lc", "greet")
+	if err != nil || out.ShellSnapshot || out.Output != "hello\n" {
+		t.Fatalf("second command (plain login shell, no second warning): %+v %v", out, err)
+	}
+	if n := runs(t, home); n != 3 {
+		t.Errorf("the profile ran %d times, want 3 (the capture, then each command)", n)
+	}
+}

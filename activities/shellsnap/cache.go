@@ -83,7 +83,9 @@ type entry struct {
 	// sourced are the files the profile files source (see
 	// [sourcedFiles]), also watched.
 	sourced []string
-	used    time.Time
+	// probed: a zsh was seen to read the restore script.
+	probed bool
+	used   time.Time
 }
 
 // Prepare returns the command to run for r: a login bash, zsh or dash as
@@ -106,7 +108,7 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	base := profileStamps(profileFiles(k, home, []string{envZdot, e.zdotdir}))
 	stamps := base + profileStamps(e.sourced)
 	if !e.taken || e.stamps != stamps {
-		e.taken, e.stamps, e.snap, e.script, e.text = true, stamps, nil, "", ""
+		e.taken, e.stamps, e.snap, e.script, e.text, e.probed = true, stamps, nil, "", "", false
 		snap, err := c.capturer().capture(ctx, k, login.Shell, r.Dir, r.Env, captureBoundary(r.Confined))
 		if err != nil {
 			if ctx.Err() != nil {
@@ -137,7 +139,20 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 		asGiven.Warning = "shell snapshot: " + err.Error()
 		return asGiven
 	}
-	return Prepared{Argv: login.nonLogin(), Env: commandEnv(k, *e.snap, r.Env, r.Policy, e.script), Applied: true}
+	env := commandEnv(k, *e.snap, r.Env, r.Policy, e.script)
+	if k == zshShell && !e.probed {
+		if err := c.capturer().probe(ctx, login.Shell, r.Dir, env, captureBoundary(r.Confined)); err != nil {
+			if ctx.Err() != nil {
+				e.taken = false
+				return asGiven
+			}
+			e.snap = nil
+			asGiven.Warning = fmt.Sprintf("shell snapshot: %v; login-shell commands of %s read the profile on every run until a profile file changes", err, login.Shell)
+			return asGiven
+		}
+		e.probed = true
+	}
+	return Prepared{Argv: login.nonLogin(), Env: env, Applied: true}
 }
 
 func (c *Cache) capturer() capturer {

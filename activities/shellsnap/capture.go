@@ -139,6 +139,38 @@ func (c capturer) capture(ctx context.Context, k shellKind, shell, dir string, e
 	return snap, nil
 }
 
+// probe runs `SHELL -c :` with env, as a command with the snapshot would
+// run, and tells whether it read the restore script: a zsh whose
+// /etc/zsh/zshenv sets ZDOTDIR itself reads the user's .zshenv instead.
+func (c capturer) probe(ctx context.Context, shell, dir string, env []string, b sandbox.Boundary) error {
+	out := &limited{max: 4096}
+	proc, err := sandbox.Start(sandbox.Spec{Exe: c.Exe, Argv: []string{shell, "-c", ":"}, Boundary: b, Dir: dir,
+		Env: append(env[:len(env):len(env)], probeVar+"=1"), Output: out, NoPIDNamespace: c.NoPIDNamespace})
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", shell, err)
+	}
+	t := time.NewTimer(c.Timeout)
+	defer t.Stop()
+	select {
+	case <-proc.Done():
+	case <-t.C:
+		proc.Kill()
+		<-proc.Done()
+		return fmt.Errorf("%s with the snapshot did not start within %v", shell, c.Timeout)
+	case <-ctx.Done():
+		proc.Kill()
+		<-proc.Done()
+		return ctx.Err()
+	}
+	if setup, _ := proc.Wait(); setup != "" {
+		return fmt.Errorf("the sandbox could not be applied: %s", setup)
+	}
+	if !bytes.Contains(out.bytes(), []byte(probeSaid)) {
+		return errors.New("a non-login zsh does not read the snapshot from ZDOTDIR (does /etc/zsh/zshenv set ZDOTDIR?)")
+	}
+	return nil
+}
+
 // parseCapture cuts the output of a capture script into its sections:
 // env, then those named, then end.
 func parseCapture(out []byte, mark string, named []string) (captured, error) {

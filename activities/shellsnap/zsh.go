@@ -11,6 +11,13 @@ import (
 // shell).
 const zdotdirVar = "INTERPRETER_SNAPSHOT_ZDOTDIR"
 
+// probeVar asks the restore script to say it was read (see
+// [capturer.probe]); no command's environment has it.
+const probeVar = "INTERPRETER_SNAPSHOT_PROBE"
+
+// probeSaid is what the restore script prints when probed.
+const probeSaid = "interpreter-snapshot-read"
+
 // zshFixedOptions are `setopt` names that tell what kind of shell this
 // is, or would stop the startup files: they are not set again.
 var zshFixedOptions = map[string]bool{"login": true, "interactive": true, "shinstdin": true, "monitor": true,
@@ -32,6 +39,7 @@ func zshRestoreScript(c captured) string {
 	var b strings.Builder
 	b.WriteString("# Written by interpreter: the state of a login zsh after its profile (README: Shell snapshots).\n")
 	b.WriteString("if (( ${+" + zdotdirVar + "} )); then export ZDOTDIR=\"$" + zdotdirVar + "\"; unset " + zdotdirVar + "; else unset ZDOTDIR; fi\n")
+	b.WriteString("if (( ${+" + probeVar + "} )); then unset " + probeVar + "; print -r -- " + probeSaid + "; fi\n")
 	early, late := zshOptions(c.sec["setopt"])
 	b.WriteString(early)
 	if f := strings.TrimSpace(c.sec["fpath"]); strings.HasPrefix(f, "fpath=(") {
