@@ -70,8 +70,9 @@ type ExecOutput struct {
 	// looks like the sandbox stopped it (permission denied, read-only file
 	// system, no network).
 	SandboxDenied bool `json:"sandbox_denied,omitempty"`
-	// ShellSnapshot is set when a login shell (`bash -lc`) ran as a
-	// non-login one with the snapshot of its profile (see [shellsnap]).
+	// ShellSnapshot is set when a login shell (`bash -lc`, `zsh -lc`,
+	// `sh -lc` of dash) ran as a non-login one with the snapshot of its
+	// profile (see [shellsnap]).
 	ShellSnapshot bool `json:"shell_snapshot,omitempty"`
 }
 

@@ -268,3 +268,28 @@ func TestExecSnapshotScriptIsWrittenAgainWhenChanged(t *testing.T) {
 		t.Errorf("the profile ran %d times, want 1 (the snapshot itself was kept)", n)
 	}
 }
+
+// TestExecSnapshotIsTakenAgainWhenASourcedFileChanges: a file the
+// profile sources (as ~/.cargo/env is) is watched like the profile.
+func TestExecSnapshotIsTakenAgainWhenASourcedFileChanges(t *testing.T) {
+	a := newActs(t)
+	home := fakeHome(t, "echo run >> \"$HOME/runs\"\n. \"$HOME/.tool/env\"\n")
+	if err := os.Mkdir(filepath.Join(home, ".tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := filepath.Join(home, ".tool", "env")
+	for i, v := range []string{"one", "one", "two"} {
+		if i != 1 {
+			if err := os.WriteFile(env, []byte("export TOOL_VAR="+v+strings.Repeat(" ", i)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out, err := loginExec(a, home, "c", "danger-full-access", "bash", "-lc", "echo $TOOL_VAR")
+		if err != nil || out.Output != v+"\n" || !out.ShellSnapshot {
+			t.Fatalf("run %d: %+v %v", i, out, err)
+		}
+	}
+	if n := runs(t, home); n != 2 {
+		t.Errorf("the profile ran %d times, want 2 (first command, the change)", n)
+	}
+}

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func newActs(t *testing.T) *Activities {
+func newActs(t testing.TB) *Activities {
 	t.Helper()
 	a, err := New(t.TempDir())
 	if err != nil {

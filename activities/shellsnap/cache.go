@@ -77,13 +77,22 @@ type entry struct {
 	snap   *captured // nil: the capture failed
 	script string    // the restore script's path
 	text   string    // and its content
+	// zdotdir is the ZDOTDIR a login zsh's profile set: its files are
+	// watched too.
+	zdotdir string
+	// sourced are the files the profile files source (see
+	// [sourcedFiles]), also watched.
+	sourced []string
+	// probed: a zsh was seen to read the restore script.
+	probed bool
 	used   time.Time
 }
 
-// Prepare returns the command to run for r: a login bash as the non-login
-// `bash -c CMD` with the snapshot applied, or r as given when it asks for
-// no login shell, snapshots are off, or the profile could not be captured
-// (then Warning says why, once). The snapshot is taken on the first such
+// Prepare returns the command to run for r: a login bash, zsh or dash as
+// the non-login `bash -c CMD` (`zsh -c`, `sh -c`) with the snapshot
+// applied, or r as given when it asks for no login shell, snapshots are
+// off, or the profile could not be captured (then Warning says why,
+// once). The snapshot is taken on the first such
 // command and again when a profile file changes.
 func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	asGiven := Prepared{Argv: r.Argv, Env: r.Env}
@@ -91,13 +100,16 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 	if !ok || c.Disabled {
 		return asGiven
 	}
+	k := kindOf(login.Shell)
 	e := c.entry(key(login.Shell, r))
-	stamps := profileStamps(homeOf(r.Env))
+	home, envZdot := homeOf(r.Env), lookup(r.Env, "ZDOTDIR")
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	base := profileStamps(profileFiles(k, home, []string{envZdot, e.zdotdir}))
+	stamps := base + profileStamps(e.sourced)
 	if !e.taken || e.stamps != stamps {
-		e.taken, e.stamps, e.snap, e.script, e.text = true, stamps, nil, "", ""
-		snap, err := c.capturer().capture(ctx, login.Shell, r.Dir, r.Env, captureBoundary(r.Confined))
+		e.taken, e.stamps, e.snap, e.script, e.text, e.probed = true, stamps, nil, "", "", false
+		snap, err := c.capturer().capture(ctx, k, login.Shell, r.Dir, r.Env, captureBoundary(r.Confined))
 		if err != nil {
 			if ctx.Err() != nil {
 				e.taken = false // not the profile's fault: try again next time
@@ -108,15 +120,39 @@ func (c *Cache) Prepare(ctx context.Context, r Request) Prepared {
 			return asGiven
 		}
 		e.snap = &snap
+		// The files found by this capture are stamped after it: a change
+		// to one while it ran is missed (not to the profile files).
+		if z := strings.TrimSpace(snap.sec["zdotdir"]); k == zshShell && z != e.zdotdir {
+			e.zdotdir = z
+			base = profileStamps(profileFiles(k, home, []string{envZdot, z}))
+		}
+		e.sourced = sourcedFiles(profileFiles(k, home, []string{envZdot, e.zdotdir}), snap.env, home)
+		e.stamps = base + profileStamps(e.sourced)
 	}
 	if e.snap == nil {
 		return asGiven
 	}
-	if err := c.writeScript(e); err != nil {
+	if k == dashShell {
+		return Prepared{Argv: login.nonLogin(), Env: commandEnv(k, *e.snap, r.Env, r.Policy, ""), Applied: true}
+	}
+	if err := c.writeScript(k, e); err != nil {
 		asGiven.Warning = "shell snapshot: " + err.Error()
 		return asGiven
 	}
-	return Prepared{Argv: login.nonLogin(), Env: commandEnv(*e.snap, r.Env, r.Policy, e.script), Applied: true}
+	env := commandEnv(k, *e.snap, r.Env, r.Policy, e.script)
+	if k == zshShell && !e.probed {
+		if err := c.capturer().probe(ctx, login.Shell, r.Dir, env, captureBoundary(r.Confined)); err != nil {
+			if ctx.Err() != nil {
+				e.taken = false
+				return asGiven
+			}
+			e.snap = nil
+			asGiven.Warning = fmt.Sprintf("shell snapshot: %v; login-shell commands of %s read the profile on every run until a profile file changes", err, login.Shell)
+			return asGiven
+		}
+		e.probed = true
+	}
+	return Prepared{Argv: login.nonLogin(), Env: env, Applied: true}
 }
 
 func (c *Cache) capturer() capturer {
@@ -161,11 +197,12 @@ func (c *Cache) entry(k string) *entry {
 }
 
 // writeScript makes sure e's restore script is on disk as written: it is
-// named by its content, and written again if anything changed it (bash
-// runs whatever it holds, so it is read back, not only stat'ed).
-func (c *Cache) writeScript(e *entry) error {
+// named by its content, and written again if anything changed it (the
+// shell runs whatever it holds, so it is read back, not only stat'ed).
+// bash's is HASH.sh; zsh's is the .zshenv of a directory HASH.zsh.
+func (c *Cache) writeScript(k shellKind, e *entry) error {
 	if e.text == "" {
-		e.text = restoreScript(*e.snap)
+		e.text = restoreScriptOf(k, *e.snap)
 	}
 	text := e.text
 	if e.script != "" {
@@ -174,11 +211,16 @@ func (c *Cache) writeScript(e *entry) error {
 		}
 	}
 	sum := sha256.Sum256([]byte(text))
-	p := filepath.Join(c.Dir, hex.EncodeToString(sum[:16])+".sh")
-	if err := os.MkdirAll(c.Dir, 0o700); err != nil {
+	name := hex.EncodeToString(sum[:16])
+	dir, p := c.Dir, filepath.Join(c.Dir, name+".sh")
+	if k == zshShell {
+		dir = filepath.Join(c.Dir, name+".zsh")
+		p = filepath.Join(dir, ".zshenv")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("creating the snapshot dir: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.Dir, ".tmp-*")
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing the snapshot: %w", err)
 	}
@@ -208,11 +250,19 @@ func key(shell string, r Request) string {
 }
 
 func homeOf(env []string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], "HOME="); ok {
-			return v
-		}
+	if h := lookup(env, "HOME"); h != "" {
+		return h
 	}
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// lookup is the last value of name in env, "" if none.
+func lookup(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

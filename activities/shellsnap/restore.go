@@ -1,6 +1,7 @@
 package shellsnap
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/interpreter-dev/interpreter/sandbox"
@@ -19,6 +20,28 @@ var perShell = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": 
 var fixedOptions = map[string]bool{"login_shell": true, "restricted_shell": true,
 	"history": true, "monitor": true, "emacs": true, "vi": true}
 
+// startupVar is the variable that makes a non-login shell of kind k read
+// the restore script at path, and the one that carries the login
+// shell's own value of it to the script.
+// dash has none ("").
+func startupVar(k shellKind, path string) (name, value, carrier string) {
+	switch k {
+	case zshShell:
+		return "ZDOTDIR", filepath.Dir(path), zdotdirVar
+	case dashShell:
+		return "", "", ""
+	}
+	return "BASH_ENV", path, restoreVar
+}
+
+// restoreScriptOf is the restore script of a kind of shell.
+func restoreScriptOf(k shellKind, c captured) string {
+	if k == zshShell {
+		return zshRestoreScript(c)
+	}
+	return restoreScript(c)
+}
+
 // restoreScript is what bash sources (as BASH_ENV) before a command:
 // the login shell's options, functions and aliases. Options come first,
 // since function bodies may need them (extglob) to parse; set -o last,
@@ -27,12 +50,12 @@ func restoreScript(c captured) string {
 	var b strings.Builder
 	b.WriteString("# Written by interpreter: the state of a login shell after its profile (README: Shell snapshots).\n")
 	b.WriteString("if [ -n \"${" + restoreVar + "+x}\" ]; then export BASH_ENV=\"$" + restoreVar + "\"; unset " + restoreVar + "; else unset BASH_ENV; fi\n")
-	b.WriteString(optionLines(c.shopt))
-	b.WriteString(c.funcs)
+	b.WriteString(optionLines(c.sec["shopt"]))
+	b.WriteString(c.sec["funcs"])
 	b.WriteString("\n")
-	b.WriteString(c.aliases)
+	b.WriteString(c.sec["aliases"])
 	b.WriteString("\n")
-	b.WriteString(optionLines(c.set))
+	b.WriteString(optionLines(c.sec["set"]))
 	return b.String()
 }
 
@@ -50,17 +73,20 @@ func optionLines(listing string) string {
 	return b.String()
 }
 
-// commandEnv is the environment a command gets in place of cmdEnv: the
-// login shell's variables the policy keeps, the command's own per-shell
-// variables, and BASH_ENV naming the restore script.
-func commandEnv(c captured, cmdEnv []string, policy sandbox.EnvPolicy, script string) []string {
+// commandEnv is the environment a command of shell kind k gets in place
+// of cmdEnv: the login shell's variables the policy keeps, the command's
+// own per-shell variables, and the startup variable naming the restore
+// script (BASH_ENV, or ZDOTDIR for zsh), whose own value the script
+// puts back.
+func commandEnv(k shellKind, c captured, cmdEnv []string, policy sandbox.EnvPolicy, script string) []string {
+	startup, value, carrier := startupVar(k, script)
 	out := make([]string, 0, len(c.env)+4)
 	for _, kv := range c.env {
-		name, value, _ := strings.Cut(kv, "=")
+		name, v, _ := strings.Cut(kv, "=")
 		switch {
-		case perShell[name] || name == restoreVar:
-		case name == "BASH_ENV":
-			out = append(out, restoreVar+"="+value)
+		case perShell[name] || carrier != "" && name == carrier:
+		case startup != "" && name == startup:
+			out = append(out, carrier+"="+v)
 		case policy.Keeps(name):
 			out = append(out, kv)
 		}
@@ -70,5 +96,8 @@ func commandEnv(c captured, cmdEnv []string, policy sandbox.EnvPolicy, script st
 			out = append(out, kv)
 		}
 	}
-	return append(out, "BASH_ENV="+script)
+	if startup == "" {
+		return out
+	}
+	return append(out, startup+"="+value)
 }
