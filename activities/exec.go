@@ -111,28 +111,9 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 		msg := fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err)
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg}, nil
 	}
-	env := a.commandEnv(in)
-	policy := sandbox.EnvPolicy{}
-	if in.EnvPolicy != nil {
-		policy = *in.EnvPolicy
-	}
-	// A login shell runs as a non-login one with the snapshot of its
-	// profile (the approval and the item keep the command as asked).
-	root := in.WorkspaceRoot
-	if root == "" {
-		root = in.Cwd
-	}
 	live := &liveTail{}
-	prep := a.prepareShell(ctx, exe, shellsnap.Request{Argv: argv, Dir: root, Env: env, Policy: policy, Confined: sandboxed},
-		func() { activity.RecordHeartbeat(ctx, live.progress(in.CallID)) })
-	argv, env = prep.Argv, prep.Env
-	switch {
-	case prep.Warning == "":
-	case a.Warn != nil:
-		a.Warn(prep.Warning)
-	case activity.IsActivity(ctx):
-		activity.GetLogger(ctx).Warn("shell snapshot failed", "thread", in.ThreadID, "call", in.CallID, "warning", prep.Warning)
-	}
+	prep := a.loginShell(ctx, exe, in, argv, sandboxed, func() { activity.RecordHeartbeat(ctx, live.progress(in.CallID)) })
+	argv, env := prep.Argv, prep.Env
 	start := time.Now()
 	// Every command runs through the helper, in every mode: it is what
 	// keeps the command's processes from outliving this worker.
@@ -356,6 +337,32 @@ func (a *Activities) snapshots(exe string) *shellsnap.Cache {
 			NoPIDNamespace: a.noPIDNamespace, Timeout: a.ShellSnapshotTimeout, Disabled: a.NoShellSnapshot}
 	})
 	return a.snaps
+}
+
+// loginShell is the argv and environment a command runs with: a login
+// shell as a non-login one with the snapshot of its profile (the approval
+// and the item keep the command as asked), anything else as given; the
+// environment is the policy's. A snapshot that failed is warned of here
+// once; the caller shows Warning after the command's output.
+func (a *Activities) loginShell(ctx context.Context, exe string, in ExecInput, argv []string, sandboxed bool, heartbeat func()) shellsnap.Prepared {
+	env := a.commandEnv(in)
+	policy := sandbox.EnvPolicy{}
+	if in.EnvPolicy != nil {
+		policy = *in.EnvPolicy
+	}
+	root := in.WorkspaceRoot
+	if root == "" {
+		root = in.Cwd
+	}
+	prep := a.prepareShell(ctx, exe, shellsnap.Request{Argv: argv, Dir: root, Env: env, Policy: policy, Confined: sandboxed}, heartbeat)
+	switch {
+	case prep.Warning == "":
+	case a.Warn != nil:
+		a.Warn(prep.Warning)
+	case activity.IsActivity(ctx):
+		activity.GetLogger(ctx).Warn("shell snapshot failed", "thread", in.ThreadID, "call", in.CallID, "warning", prep.Warning)
+	}
+	return prep
 }
 
 // prepareShell runs [shellsnap.Cache.Prepare], heartbeating while a

@@ -293,3 +293,27 @@ func TestExecSnapshotIsTakenAgainWhenASourcedFileChanges(t *testing.T) {
 		t.Errorf("the profile ran %d times, want 2 (first command, the change)", n)
 	}
 }
+
+// TestSessionLoginShellRunsWithTheSnapshot: an exec_command with login
+// (bash -lc) starts its session from the snapshot too, so a session
+// sees the profile's setup without its noise, and a second one does not
+// run the profile again.
+func TestSessionLoginShellRunsWithTheSnapshot(t *testing.T) {
+	a := newActs(t)
+	home := fakeHome(t, snapshotProfile)
+	for i := range 2 {
+		in := ExecCommandInput{Exec: ExecInput{ThreadID: "th", CallID: "s" + string(rune('1'+i)), Cwd: home,
+			SandboxMode: "danger-full-access", Env: map[string]string{"HOME": home}, Command: []string{"bash", "-lc", snapshotScript}},
+			SessionID: 1000 + i, YieldMs: 10_000, MaxTokens: 10_000}
+		out, err := a.ExecCommand(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Running || out.ExitCode != 0 || out.Output != snapshotWant {
+			t.Fatalf("session %d: %+v", i, out)
+		}
+	}
+	if n := runs(t, home); n != 1 {
+		t.Errorf("the profile ran %d times for two login-shell sessions, want 1", n)
+	}
+}

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
@@ -37,6 +40,9 @@ type execSession struct {
 	// master is the pseudo-terminal (tty sessions): the command's input
 	// and output. Pipe sessions have none, and no input.
 	master *os.File
+	// snapshotWarning says why a login shell ran as one (its profile's
+	// snapshot failed); the first output shows it.
+	snapshotWarning string
 
 	mu      sync.Mutex
 	pending []byte
@@ -225,7 +231,7 @@ func (a *Activities) CloseAllSessions() {
 
 // startSession starts the command of in as a session (not yet listed).
 // A result is set when it could not start; it is what the model reads.
-func (a *Activities) startSession(in ExecCommandInput) (*execSession, *SessionOutput) {
+func (a *Activities) startSession(ctx context.Context, in ExecCommandInput) (*execSession, *SessionOutput) {
 	fail := func(code int, msg string, sandboxErr bool) *SessionOutput {
 		o := &SessionOutput{SessionID: in.SessionID, ExitCode: code, Output: msg, StartError: msg}
 		if sandboxErr {
@@ -233,7 +239,7 @@ func (a *Activities) startSession(in ExecCommandInput) (*execSession, *SessionOu
 		}
 		return o
 	}
-	argv, _, b, err := a.boundary(in.Exec)
+	argv, sandboxed, b, err := a.boundary(in.Exec)
 	if err != nil {
 		return nil, fail(sandbox.ExitSetupFailed, err.Error(), true)
 	}
@@ -242,7 +248,9 @@ func (a *Activities) startSession(in ExecCommandInput) (*execSession, *SessionOu
 		return nil, fail(sandbox.ExitSetupFailed, fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err), true)
 	}
 	s := &execSession{id: in.SessionID, thread: in.Exec.ThreadID, notify: make(chan struct{}, 1), finished: make(chan struct{})}
-	env := append(a.commandEnv(in.Exec), sessionEnv...)
+	prep := a.loginShell(ctx, exe, in.Exec, argv, sandboxed, func() { activity.RecordHeartbeat(ctx, (&liveTail{}).progress(in.Exec.CallID)) })
+	argv, s.snapshotWarning = prep.Argv, prep.Warning
+	env := append(prep.Env, sessionEnv...)
 	spec := sandbox.Spec{Exe: exe, Argv: argv, Boundary: b, Dir: in.Exec.Cwd, Env: env, Output: s, NoPIDNamespace: a.noPIDNamespace}
 	var slave *os.File
 	if in.TTY {

@@ -89,8 +89,7 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 		return &SessionOutput{SessionID: in.SessionID, ExitCode: -1, StartError: "empty command", Output: "empty command"}, nil
 	}
 	start := time.Now()
-	in.Exec.Command = a.sessionCommand(in.Exec.Command)
-	s, failed := a.startSession(in)
+	s, failed := a.startSession(ctx, in)
 	if failed != nil {
 		failed.ChunkID = chunkID()
 		return failed, nil
@@ -100,6 +99,9 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "SessionExists", nil)
 	}
 	out := a.collect(ctx, s, in.Exec.CallID, in.YieldMs, in.MaxTokens, start)
+	if s.snapshotWarning != "" {
+		out.Output += "\n[" + s.snapshotWarning + "]"
+	}
 	if ctx.Err() != nil {
 		a.execSessions().remove(s)
 		s.kill()
@@ -161,12 +163,6 @@ func (a *Activities) collect(ctx context.Context, s *execSession, callID string,
 	out.Running, out.Queue = true, a.SessionQueue
 	return out
 }
-
-// sessionCommand is the argv a session runs for the workflow's command
-// (`shell -lc cmd` or `shell -c cmd`, see workflows' loginCommand). The
-// one place where a login shell could be replaced by a faster equivalent
-// on this host; for now it runs as given.
-func (a *Activities) sessionCommand(argv []string) []string { return argv }
 
 // approxTokens estimates a text's tokens as Codex does: 4 bytes a token.
 func approxTokens(n int) int { return (n + 3) / 4 }

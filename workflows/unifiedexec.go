@@ -55,8 +55,8 @@ type ExecSession struct {
 }
 
 // loginCommand is the argv that runs script in shell, as a login shell
-// when login is set. (The one place a login-shell command is made: a
-// faster equivalent of `shell -lc` belongs here.)
+// when login is set. The host runs a login shell from the snapshot of its
+// profile (activities/shellsnap), so `login` costs no profile run.
 func loginCommand(shell, script string, login bool) []string {
 	if shell == "" {
 		shell = "bash"
