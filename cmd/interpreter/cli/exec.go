@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/uuid"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -287,13 +286,6 @@ func defaultModel(provider string) string {
 		return "claude-sonnet-4-5"
 	}
 	return "gpt-5.1"
-}
-
-func newThreadID() string {
-	if id, err := uuid.NewV7(); err == nil {
-		return id.String()
-	}
-	return uuid.NewString()
 }
 
 func orDefault(s, d string) string {
