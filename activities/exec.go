@@ -164,17 +164,7 @@ loop:
 		TimedOut:   timedOut,
 		FullOutput: logPath,
 	}
-	var exitErr *exec.ExitError
-	switch {
-	case waitErr == nil:
-	case errors.As(waitErr, &exitErr):
-		out.ExitCode = exitErr.ExitCode()
-		if out.ExitCode < 0 {
-			out.ExitCode = 128 + int(syscall.SIGKILL)
-		}
-	default:
-		out.ExitCode = -1
-	}
+	out.ExitCode = exitCodeOf(waitErr)
 	if setupErr != "" {
 		msg := setupErr
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg,
@@ -337,6 +327,22 @@ func (a *Activities) snapshots(exe string) *shellsnap.Cache {
 			NoPIDNamespace: a.noPIDNamespace, Timeout: a.ShellSnapshotTimeout, Disabled: a.NoShellSnapshot}
 	})
 	return a.snaps
+}
+
+// exitCodeOf is the exit code a command's wait error stands for: 0 for
+// none, 128+9 for a kill, -1 when it did not exit at all.
+func exitCodeOf(waitErr error) int {
+	var exitErr *exec.ExitError
+	switch {
+	case waitErr == nil:
+		return 0
+	case errors.As(waitErr, &exitErr):
+		if code := exitErr.ExitCode(); code >= 0 {
+			return code
+		}
+		return 128 + int(syscall.SIGKILL)
+	}
+	return -1
 }
 
 // loginShell is the argv and environment a command runs with: a login

@@ -2,13 +2,10 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -127,17 +124,7 @@ func (s *execSession) wait(readerDone <-chan struct{}) {
 		<-readerDone
 		_ = s.master.Close()
 	}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		s.exitCode = exitErr.ExitCode()
-		if s.exitCode < 0 {
-			s.exitCode = 128 + int(syscall.SIGKILL)
-		}
-	default:
-		s.exitCode = -1
-	}
+	s.exitCode = exitCodeOf(err)
 	close(s.finished)
 }
 
