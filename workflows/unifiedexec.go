@@ -212,15 +212,15 @@ func (t *turn) runWriteStdin(ctx workflow.Context, c activities.DecodedCall) har
 // sessionText is the output as Codex shows it to the model.
 func sessionText(out activities.SessionOutput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Chunk ID: %s\nWall time: %.4f seconds\n", out.ChunkID, float64(out.WallMs)/1000)
+	b.WriteString(fmt.Sprintf("Chunk ID: %s\nWall time: %.4f seconds\n", out.ChunkID, float64(out.WallMs)/1000))
 	if out.Running {
-		fmt.Fprintf(&b, "Process running with session ID %d\n", out.SessionID)
+		b.WriteString(fmt.Sprintf("Process running with session ID %d\n", out.SessionID))
 	} else {
-		fmt.Fprintf(&b, "Process exited with code %d\n", out.ExitCode)
+		b.WriteString(fmt.Sprintf("Process exited with code %d\n", out.ExitCode))
 	}
-	fmt.Fprintf(&b, "Original token count: %d\nOutput:\n", out.OriginalTokens)
+	b.WriteString(fmt.Sprintf("Original token count: %d\nOutput:\n", out.OriginalTokens))
 	if out.Dropped > 0 {
-		fmt.Fprintf(&b, "[%d earlier bytes were not kept]\n", out.Dropped)
+		b.WriteString(fmt.Sprintf("[%d earlier bytes were not kept]\n", out.Dropped))
 	}
 	b.WriteString(out.Output)
 	return b.String()
