@@ -163,6 +163,13 @@ func (f *follower) liveEvent(e workflows.Event) []notification {
 	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
 		c := *it
 		l.command, l.commandSent, l.commandCut = &c, nil, nil
+	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventTerminalInteraction:
+		// A write_stdin into a session: what the session prints while it
+		// waits streams under the exec_command's item, as in Codex, from
+		// the start of this call's output.
+		c := *it
+		l.command, l.commandSent, l.commandCut = &c, nil, nil
+		l.commandEra++
 	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemCompleted:
 		sent := ""
 		if l.command != nil && l.command.ID == it.ID {

@@ -201,3 +201,30 @@ func TestLivePollingPausesForApprovals(t *testing.T) {
 		t.Errorf("%d polls in %d quiet ticks: no slowing down", polls, quiet)
 	}
 }
+
+// A write_stdin into a session streams what the session prints while it
+// waits under the exec_command's item, after the terminal interaction,
+// from the start of that call's output; output polled before the
+// interaction is not sent again.
+func TestLiveSessionOutputAfterTerminalInteraction(t *testing.T) {
+	b := newFakeBackend()
+	c := startClient(t, b)
+	c.initialize()
+	id := c.call("thread/start", map[string]any{"cwd": "/repo"})["thread"].(map[string]any)["id"].(string)
+	c.until("thread/started")
+	rid := c.request("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "talk to it"}}})
+	r, _ := c.response(rid)
+	turnID := r["result"].(map[string]any)["turn"].(map[string]any)["id"].(string)
+
+	session := workflows.Item{ID: "item_1", Type: workflows.ItemCommandExecution, CallID: "call_1", Command: "python3", Cwd: "/repo", ProcessID: "1000"}
+	b.emit(turnID, workflows.Event{Type: workflows.EventTerminalInteraction, Stdin: "print(6*7)\n", Item: &session})
+	c.until("item/commandExecution/terminalInteraction")
+	b.stream(turnID, threads.LiveChunk{Kind: threads.LiveCommandOutput, CallID: "call_1", Stream: "stdout", Data: []byte("42\n")})
+	seen := c.until("item/commandExecution/outputDelta")
+	p := params(seen[len(seen)-1])
+	if p["itemId"] != "item_1" || p["delta"] != "42\n" {
+		t.Fatalf("delta %v", p)
+	}
+	b.end(turnID, workflows.StatusCompleted, "")
+	c.until("turn/completed")
+}

@@ -184,6 +184,12 @@ func (l *livePoller) handle(ctx context.Context, e workflows.Event, msgs []msg) 
 		case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
 			c := *it
 			l.command = &c
+		case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventTerminalInteraction:
+			// A write_stdin into a session: what the session prints while it
+			// waits is its command's output again (the exec_command's item).
+			c := *it
+			l.command = &c
+			l.commandEpoch++
 		case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemCompleted:
 			l.command = nil
 			l.commandEpoch++
