@@ -79,6 +79,15 @@ func New(b Backend, opts Options) *Server {
 // and notifications to out, until in ends (running turns go on in their
 // workflows) or ctx is done.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.serve(ctx, out, func(ctx context.Context, ch chan<- lineOrErr) {
+		readLines(ctx, newLineReader(in, MaxLineBytes), ch)
+	})
+}
+
+// serve runs one connection: read delivers its messages (lines or
+// WebSocket messages) on its own goroutine; each message is written to out
+// with one Write call.
+func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Context, chan<- lineOrErr)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	c := newConn(ctx, s, &lineWriter{w: out})
 	defer func() {
@@ -86,7 +95,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		c.wg.Wait()
 	}()
 	lines := make(chan lineOrErr)
-	go readLines(ctx, newLineReader(in, MaxLineBytes), lines)
+	go read(ctx, lines)
 	for {
 		var l lineOrErr
 		select {
@@ -94,19 +103,20 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return nil
 		case l = <-lines:
 		}
-		if l.err != nil {
-			if errors.Is(l.err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("reading stdin: %w", l.err)
-		}
-		if l.tooLong {
+		switch {
+		case errors.Is(l.err, io.EOF):
+			return nil
+		case l.err != nil:
+			return fmt.Errorf("reading: %w", l.err)
+		case l.tooLong:
 			c.lineTooLong(l.line)
-			continue
+		case l.binary:
+			c.fail(nil, invalidRequest("Invalid request: binary WebSocket messages are not supported; send each JSON-RPC message as one text message"))
+		default:
+			c.handleLine(l.line)
 		}
-		c.handleLine(l.line)
 		if err := c.out.failed(); err != nil {
-			return fmt.Errorf("writing stdout: %w", err)
+			return fmt.Errorf("writing: %w", err)
 		}
 	}
 }
@@ -114,7 +124,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 type lineOrErr struct {
 	line    []byte
 	tooLong bool
-	err     error
+	// binary: a WebSocket binary message (dropped, answered).
+	binary bool
+	err    error
 }
 
 // readLines reads on its own goroutine so that Serve can stop on ctx.
