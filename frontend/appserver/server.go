@@ -169,6 +169,10 @@ type conn struct {
 // threadState is what a connection keeps about a thread it follows.
 type threadState struct {
 	id string
+	// ctx ends when the connection ends or unsubscribes from the thread;
+	// its followers stop then.
+	ctx  context.Context
+	stop context.CancelFunc
 	// pending are settings from thread/resume that the next turn applies.
 	pending settings
 	// follower follows the running turn, if any.
@@ -340,9 +344,10 @@ func init() {
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,
 
-		"thread/archive":   (*conn).threadArchive,
-		"thread/unarchive": (*conn).threadUnarchive,
-		"thread/name/set":  (*conn).threadNameSet,
+		"thread/archive":     (*conn).threadArchive,
+		"thread/unarchive":   (*conn).threadUnarchive,
+		"thread/name/set":    (*conn).threadNameSet,
+		"thread/unsubscribe": (*conn).threadUnsubscribe,
 	}
 }
 

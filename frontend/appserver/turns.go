@@ -318,7 +318,7 @@ func (f *follower) run() {
 		// The previous turn's last notifications go first.
 		select {
 		case <-f.prev.done:
-		case <-c.ctx.Done():
+		case <-f.ts.ctx.Done():
 			return
 		}
 	}
@@ -333,7 +333,9 @@ func (f *follower) run() {
 		f.begin()
 		f.emitMu.Unlock()
 	}
-	ctx := c.ctx
+	// The thread's context: it ends with the connection or with
+	// thread/unsubscribe, and the turn goes on in its workflow.
+	ctx := f.ts.ctx
 	stopLive := f.startLive(ctx)
 	defer stopLive()
 	failures := 0
