@@ -40,8 +40,8 @@ type ListenOptions struct {
 // loopback without a token: anyone who reaches it could run commands.
 var ErrNeedsToken = errors.New("a non-loopback address needs a bearer token")
 
-// Endpoint is a bound WebSocket listener (TCP or Unix socket) serving the
-// app-server protocol, each connection its own session over the shared
+// Endpoint is a bound WebSocket listener (TCP or Unix socket) that serves
+// a Server's protocol, each connection its own session over the Server's
 // Backend.
 type Endpoint struct {
 	s    *Server
@@ -55,7 +55,7 @@ type Endpoint struct {
 // Listen binds addr: ws://HOST:PORT (PORT 0 picks a free port) or
 // unix://PATH (a stale socket file at PATH is replaced; the socket is made
 // readable by its owner only).
-func (s *Server) Listen(addr string, opts ListenOptions) (*Endpoint, error) {
+func Listen(addr string, opts ListenOptions) (*Endpoint, error) {
 	if opts.HandshakeTimeout <= 0 {
 		opts.HandshakeTimeout = 10 * time.Second
 	}
@@ -68,7 +68,7 @@ func (s *Server) Listen(addr string, opts ListenOptions) (*Endpoint, error) {
 	if opts.WriteTimeout <= 0 {
 		opts.WriteTimeout = 30 * time.Second
 	}
-	e := &Endpoint{s: s, opts: opts, sem: make(chan struct{}, opts.MaxConns)}
+	e := &Endpoint{opts: opts, sem: make(chan struct{}, opts.MaxConns)}
 	u, err := url.Parse(addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen address %q: %w", addr, err)
@@ -147,9 +147,11 @@ func (e *Endpoint) listenUnix(path string) error {
 // URL is the address clients connect to (the bound port filled in).
 func (e *Endpoint) URL() string { return e.url }
 
-// Serve accepts connections until ctx is done, then closes every
-// connection (running turns go on in their workflows) and returns.
-func (e *Endpoint) Serve(ctx context.Context) error {
+// Serve serves s on the endpoint's connections until ctx is done, then
+// closes every connection (running turns go on in their workflows) and
+// returns. It is called once.
+func (e *Endpoint) Serve(ctx context.Context, s *Server) error {
+	e.s = s
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var conns sync.WaitGroup
@@ -189,8 +191,18 @@ func (e *Endpoint) Serve(ctx context.Context) error {
 	return err
 }
 
-// Close stops listening (Serve's connections end with its context).
-func (e *Endpoint) Close() error { return e.ln.Close() }
+// Close stops listening and removes the Unix socket (Serve's connections
+// end with its context); a nil Endpoint is closed already.
+func (e *Endpoint) Close() error {
+	if e == nil {
+		return nil
+	}
+	err := e.ln.Close()
+	if e.unix != "" {
+		_ = os.Remove(e.unix)
+	}
+	return err
+}
 
 // serveHTTP checks an upgrade request, then serves the connection.
 func (e *Endpoint) serveHTTP(w http.ResponseWriter, r *http.Request) {

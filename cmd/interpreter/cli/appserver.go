@@ -41,10 +41,11 @@ type AppCmd struct {
 // workflows: running turns go on when this process ends, and any later
 // app-server process continues them (thread/resume).
 func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
-	token, err := listenToken(a.AuthTokenEnv)
+	ep, err := bindListen(a.Listen, a.AuthTokenEnv)
 	if err != nil {
 		return err
 	}
+	defer ep.Close()
 	cfg, err := g.load(nil)
 	if err != nil {
 		return err
@@ -56,7 +57,7 @@ func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	defer b.Close()
 	be := &appBackend{b: b, g: g, cfg: cfg, searchAttrs: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)}
 	srv := appserver.New(be, appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
-	return serveApp(ctx, srv, a.Listen, token, stdio)
+	return serveApp(ctx, srv, ep, stdio)
 }
 
 // appBackend is the app-server's Backend over a Temporal client.

@@ -28,9 +28,13 @@ func listenToken(envVar string) (string, error) {
 
 func isStdio(listen string) bool { return listen == "" || listen == "stdio://" || listen == "stdio" }
 
-// bindApp binds an app-server endpoint; the errors name the flags.
-func bindApp(srv *appserver.Server, listen, token string) (*appserver.Endpoint, error) {
-	ep, err := srv.Listen(listen, appserver.ListenOptions{Token: token})
+// bindApp binds an app-server endpoint (nil for stdio); the errors name
+// the flags.
+func bindApp(listen, token string) (*appserver.Endpoint, error) {
+	if isStdio(listen) {
+		return nil, nil
+	}
+	ep, err := appserver.Listen(listen, appserver.ListenOptions{Token: token})
 	if errors.Is(err, appserver.ErrNeedsToken) {
 		return nil, exitf(2, "--listen %s: %v; pass --auth-token-env VAR (VAR holding the token clients send with --remote-auth-token-env)", listen, err)
 	}
@@ -40,21 +44,17 @@ func bindApp(srv *appserver.Server, listen, token string) (*appserver.Endpoint, 
 	return ep, nil
 }
 
-// serveApp serves srv on stdio or on the --listen endpoint until the
-// client leaves (stdio) or the process is told to stop.
-func serveApp(ctx context.Context, srv *appserver.Server, listen, token string, stdio Stdio) error {
-	if isStdio(listen) {
+// serveApp serves srv on stdio (ep nil) or on the --listen endpoint until
+// the client leaves (stdio) or the process is told to stop.
+func serveApp(ctx context.Context, srv *appserver.Server, ep *appserver.Endpoint, stdio Stdio) error {
+	if ep == nil {
 		if err := srv.Serve(ctx, stdio.In, stdio.Out); err != nil {
 			return exitf(1, "app-server: %v", err)
 		}
 		return nil
 	}
-	ep, err := bindApp(srv, listen, token)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(stdio.Err, "app-server listening on %s\n", ep.URL())
-	if err := ep.Serve(ctx); err != nil {
+	if err := ep.Serve(ctx, srv); err != nil {
 		return exitf(1, "app-server: %v", err)
 	}
 	return nil
@@ -74,9 +74,7 @@ func serveDevApp(ctx context.Context, g *Globals, cfg *config.Config, b *backend
 	if err != nil {
 		return "", err
 	}
-	be := &appBackend{b: b, g: g, cfg: cfg, searchAttrs: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)}
-	srv := appserver.New(be, appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
-	ep, err := bindApp(srv, listen, token)
+	ep, err := bindApp(listen, token)
 	if err != nil && explicit {
 		return "", err
 	}
@@ -86,10 +84,22 @@ func serveDevApp(ctx context.Context, g *Globals, cfg *config.Config, b *backend
 		fmt.Fprintf(stdio.Err, "interpreter: warning: app-server not served: %v (pick another with --listen)\n", err)
 		return "", nil
 	}
+	be := &appBackend{b: b, g: g, cfg: cfg, searchAttrs: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)}
+	srv := appserver.New(be, appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
 	go func() {
-		if err := ep.Serve(ctx); err != nil {
+		if err := ep.Serve(ctx, srv); err != nil {
 			fmt.Fprintf(stdio.Err, "interpreter: app-server: %v\n", err)
 		}
 	}()
 	return ep.URL(), nil
+}
+
+// bindListen binds --listen (nil for stdio) before anything else starts,
+// so a bad address or a missing token fails at once.
+func bindListen(listen, tokenEnv string) (*appserver.Endpoint, error) {
+	token, err := listenToken(tokenEnv)
+	if err != nil {
+		return nil, err
+	}
+	return bindApp(listen, token)
 }
