@@ -383,6 +383,11 @@ func (f *follower) run() {
 }
 
 func (f *follower) onEvent(e workflows.Event) {
+	if f.ts.ctx.Err() != nil {
+		// Unsubscribed (or gone) while the backend delivered: nothing
+		// more goes to this connection.
+		return
+	}
 	if e.Seq > f.after {
 		f.after = e.Seq
 	}

@@ -39,9 +39,10 @@ var responses = map[string]string{
 	"config/read":    "v2/ConfigReadResponse",
 	"command/exec":   "v2/CommandExecResponse",
 
-	"thread/name/set":  "v2/ThreadSetNameResponse",
-	"thread/archive":   "v2/ThreadArchiveResponse",
-	"thread/unarchive": "v2/ThreadUnarchiveResponse",
+	"thread/name/set":    "v2/ThreadSetNameResponse",
+	"thread/archive":     "v2/ThreadArchiveResponse",
+	"thread/unarchive":   "v2/ThreadUnarchiveResponse",
+	"thread/unsubscribe": "v2/ThreadUnsubscribeResponse",
 
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 }
