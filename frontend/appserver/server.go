@@ -348,6 +348,18 @@ func init() {
 		"thread/unarchive":   (*conn).threadUnarchive,
 		"thread/name/set":    (*conn).threadNameSet,
 		"thread/unsubscribe": (*conn).threadUnsubscribe,
+		"thread/loaded/list": (*conn).threadLoadedList,
+
+		// Start-up calls of Codex's own clients (startup.go).
+		"account/read":            (*conn).accountRead,
+		"configRequirements/read": (*conn).configRequirementsRead,
+		"hooks/list":              (*conn).hooksList,
+		"collaborationMode/list":  (*conn).collaborationModeList,
+		"mcpServerStatus/list":    (*conn).mcpServerStatusList,
+		"plugin/installed":        (*conn).pluginInstalled,
+		"skills/list":             (*conn).skillsList,
+
+		"account/bedrock/checkGovCloudRequirements": (*conn).bedrockGovCloud,
 	}
 }
 

@@ -43,6 +43,14 @@ var responses = map[string]string{
 	"thread/archive":     "v2/ThreadArchiveResponse",
 	"thread/unarchive":   "v2/ThreadUnarchiveResponse",
 	"thread/unsubscribe": "v2/ThreadUnsubscribeResponse",
+	"thread/loaded/list": "v2/ThreadLoadedListResponse",
+
+	"account/read":            "v2/GetAccountResponse",
+	"configRequirements/read": "v2/ConfigRequirementsReadResponse",
+	"hooks/list":              "v2/HooksListResponse",
+	"skills/list":             "v2/SkillsListResponse",
+	"plugin/installed":        "v2/PluginInstalledResponse",
+	"mcpServerStatus/list":    "v2/ListMcpServerStatusResponse",
 
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 }
