@@ -388,6 +388,9 @@ func (c *conn) handleRequest(id json.RawMessage, method string, params json.RawM
 	}
 	h := handlers[method]
 	if h == nil {
+		// Logged too: a client that calls what this server lacks is worth
+		// knowing about (Codex's clients grow new calls).
+		c.logf("unknown method %q", method)
 		c.fail(id, invalidRequest("Invalid request: unknown method `%s`", method))
 		return
 	}
