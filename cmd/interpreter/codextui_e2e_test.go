@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 )
 
@@ -28,7 +29,7 @@ func startTUI(t *testing.T, e *env, url string) *tmuxTUI {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	session := fmt.Sprintf("interpreter-e2e-%d", os.Getpid())
+	session := fmt.Sprintf("interpreter-e2e-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()))
 	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.work, e.home, home, codexBinary(t), url)
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
@@ -85,5 +86,46 @@ func TestCodexTUIRemote(t *testing.T) {
 	}
 	if out := dev.stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the TUI called methods the server does not know:\n%s", out)
+	}
+}
+
+// A SIGKILL of the app-server under a running TUI: the TUI says it is
+// reconnecting, reconnects by itself to the app-server started again on
+// the same address, and its next turn runs on the same durable thread
+// (the model sees the first turn).
+func TestCodexTUIReconnectsAfterAppServerKill(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "before the kill", Steps: []fakemodel.Step{{Text: "first answer before the kill"}}},
+		{Match: "after the kill", Steps: []fakemodel.Step{{Text: "second answer after the kill"}}},
+	}})
+	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
+	defer dev.kill()
+	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	port, err := devserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("ws://127.0.0.1:%d", port)
+	app, _ := e.listenApp(addr)
+	tui := startTUI(t, e, addr)
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("-l", "the prompt before the kill")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "the prompt before the kill") })
+	tui.keys("Enter")
+	tui.waitFor("the first answer", func(s string) bool { return strings.Contains(s, "first answer before the kill") })
+
+	app.kill()
+	tui.waitFor("the TUI to notice", func(s string) bool { return strings.Contains(s, "Reconnecting") })
+	again, _ := e.listenApp(addr)
+	defer again.kill()
+	tui.waitFor("the TUI to reconnect", func(s string) bool { return !strings.Contains(s, "Reconnecting") })
+	tui.keys("-l", "the prompt after the kill")
+	tui.waitFor("the second prompt to be typed", func(s string) bool { return strings.Contains(s, "the prompt after the kill") })
+	tui.keys("Enter")
+	tui.waitFor("the second answer", func(s string) bool { return strings.Contains(s, "second answer after the kill") })
+
+	reqs := e.model.Server.RequestsContaining("the prompt after the kill")
+	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "first answer before the kill") {
+		t.Fatalf("the turn after the reconnect did not carry the first turn (%d requests)", len(reqs))
 	}
 }
