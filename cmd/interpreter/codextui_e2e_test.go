@@ -129,3 +129,28 @@ func TestCodexTUIReconnectsAfterAppServerKill(t *testing.T) {
 		t.Fatalf("the turn after the reconnect did not carry the first turn (%d requests)", len(reqs))
 	}
 }
+
+// A SIGKILL of the worker while the TUI's turn runs a command: the same
+// TUI session shows the turn finishing once a worker is back (the command
+// is reported as interrupted, as workerkill_e2e_test.go checks).
+func TestCodexTUIWorkerKillMidTurn(t *testing.T) {
+	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "long command", Steps: []fakemodel.Step{
+			{Shell: "while [ ! -e never-there ]; do sleep 0.05; done"},
+			{Text: "finished after the worker died"},
+		}},
+	}})
+	worker, _ := w.worker()
+	app, url := w.listenApp("ws://127.0.0.1:0")
+	defer app.kill()
+	tui := startTUI(t, w.env, url)
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("-l", "run the long command")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "run the long command") })
+	tui.keys("Enter")
+	tui.waitFor("the command to run", func(s string) bool { return strings.Contains(s, "Running while") })
+
+	worker.kill()
+	w.worker()
+	tui.waitFor("the turn to finish on the TUI", func(s string) bool { return strings.Contains(s, "finished after the worker died") })
+}
