@@ -79,6 +79,15 @@ func New(b Backend, opts Options) *Server {
 // and notifications to out, until in ends (running turns go on in their
 // workflows) or ctx is done.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.serve(ctx, out, func(ctx context.Context, ch chan<- lineOrErr) {
+		readLines(ctx, newLineReader(in, MaxLineBytes), ch)
+	})
+}
+
+// serve runs one connection: read delivers its messages (lines or
+// WebSocket messages) on its own goroutine; each message is written to out
+// with one Write call.
+func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Context, chan<- lineOrErr)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	c := newConn(ctx, s, &lineWriter{w: out})
 	defer func() {
@@ -86,7 +95,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 		c.wg.Wait()
 	}()
 	lines := make(chan lineOrErr)
-	go readLines(ctx, newLineReader(in, MaxLineBytes), lines)
+	go read(ctx, lines)
 	for {
 		var l lineOrErr
 		select {
@@ -94,19 +103,20 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 			return nil
 		case l = <-lines:
 		}
-		if l.err != nil {
-			if errors.Is(l.err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("reading stdin: %w", l.err)
-		}
-		if l.tooLong {
+		switch {
+		case errors.Is(l.err, io.EOF):
+			return nil
+		case l.err != nil:
+			return fmt.Errorf("reading: %w", l.err)
+		case l.tooLong:
 			c.lineTooLong(l.line)
-			continue
+		case l.binary:
+			c.fail(nil, invalidRequest("Invalid request: binary WebSocket messages are not supported; send each JSON-RPC message as one text message"))
+		default:
+			c.handleLine(l.line)
 		}
-		c.handleLine(l.line)
 		if err := c.out.failed(); err != nil {
-			return fmt.Errorf("writing stdout: %w", err)
+			return fmt.Errorf("writing: %w", err)
 		}
 	}
 }
@@ -114,7 +124,9 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 type lineOrErr struct {
 	line    []byte
 	tooLong bool
-	err     error
+	// binary: a WebSocket binary message (dropped, answered).
+	binary bool
+	err    error
 }
 
 // readLines reads on its own goroutine so that Serve can stop on ctx.
@@ -159,6 +171,10 @@ type conn struct {
 // threadState is what a connection keeps about a thread it follows.
 type threadState struct {
 	id string
+	// ctx ends when the connection ends or unsubscribes from the thread;
+	// its followers stop then.
+	ctx  context.Context
+	stop context.CancelFunc
 	// pending are settings from thread/resume that the next turn applies.
 	pending settings
 	// follower follows the running turn, if any.
@@ -334,9 +350,22 @@ func init() {
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,
 
-		"thread/archive":   (*conn).threadArchive,
-		"thread/unarchive": (*conn).threadUnarchive,
-		"thread/name/set":  (*conn).threadNameSet,
+		"thread/archive":     (*conn).threadArchive,
+		"thread/unarchive":   (*conn).threadUnarchive,
+		"thread/name/set":    (*conn).threadNameSet,
+		"thread/unsubscribe": (*conn).threadUnsubscribe,
+		"thread/loaded/list": (*conn).threadLoadedList,
+
+		// Start-up calls of Codex's own clients (startup.go).
+		"account/read":            (*conn).accountRead,
+		"configRequirements/read": (*conn).configRequirementsRead,
+		"hooks/list":              (*conn).hooksList,
+		"collaborationMode/list":  (*conn).collaborationModeList,
+		"mcpServerStatus/list":    (*conn).mcpServerStatusList,
+		"plugin/installed":        (*conn).pluginInstalled,
+		"skills/list":             (*conn).skillsList,
+
+		"account/bedrock/checkGovCloudRequirements": (*conn).bedrockGovCloud,
 	}
 }
 
@@ -365,6 +394,9 @@ func (c *conn) handleRequest(id json.RawMessage, method string, params json.RawM
 	}
 	h := handlers[method]
 	if h == nil {
+		// Logged too: a client that calls what this server lacks is worth
+		// knowing about (Codex's clients grow new calls).
+		c.logf("unknown method %q", method)
 		c.fail(id, invalidRequest("Invalid request: unknown method `%s`", method))
 		return
 	}

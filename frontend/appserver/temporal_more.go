@@ -127,3 +127,12 @@ func (a *TemporalBackend) Unarchive(ctx context.Context, threadID string) (Threa
 	}
 	return a.Thread(ctx, threadID)
 }
+
+// Skills lists skills through the Settings when they can (skill discovery
+// follows the configuration, which cmd owns); none otherwise.
+func (a *TemporalBackend) Skills(ctx context.Context, cwd string) ([]SkillInfo, []string, error) {
+	if sl, ok := a.Settings.(SkillLister); ok {
+		return sl.Skills(ctx, cwd)
+	}
+	return nil, nil, nil
+}

@@ -235,9 +235,24 @@ func (c *conn) subscribe(threadID string) *threadState {
 	ts := c.threads[threadID]
 	if ts == nil {
 		ts = &threadState{id: threadID}
+		ts.ctx, ts.stop = context.WithCancel(c.ctx)
 		c.threads[threadID] = ts
 	}
 	return ts
+}
+
+// unsubscribe stops following a thread: no more of its notifications on
+// this connection; its running turn goes on in its workflow.
+func (c *conn) unsubscribe(threadID string) bool {
+	c.mu.Lock()
+	ts := c.threads[threadID]
+	delete(c.threads, threadID)
+	c.mu.Unlock()
+	if ts == nil {
+		return false
+	}
+	ts.stop()
+	return true
 }
 
 func (c *conn) subscribed(threadID string) *threadState {
@@ -538,4 +553,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// threadUnsubscribe stops this connection's notifications of a thread.
+func (c *conn) threadUnsubscribe(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p struct {
+		ThreadID string `json:"threadId"`
+	}
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	status := "notSubscribed"
+	if c.unsubscribe(p.ThreadID) {
+		status = "unsubscribed"
+	}
+	return &result{value: map[string]any{"status": status}}, nil
 }

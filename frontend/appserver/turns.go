@@ -319,7 +319,7 @@ func (f *follower) run() {
 		// The previous turn's last notifications go first.
 		select {
 		case <-f.prev.done:
-		case <-c.ctx.Done():
+		case <-f.ts.ctx.Done():
 			return
 		}
 	}
@@ -334,7 +334,9 @@ func (f *follower) run() {
 		f.begin()
 		f.emitMu.Unlock()
 	}
-	ctx := c.ctx
+	// The thread's context: it ends with the connection or with
+	// thread/unsubscribe, and the turn goes on in its workflow.
+	ctx := f.ts.ctx
 	stopLive := f.startLive(ctx)
 	defer stopLive()
 	failures := 0
@@ -382,6 +384,11 @@ func (f *follower) run() {
 }
 
 func (f *follower) onEvent(e workflows.Event) {
+	if f.ts.ctx.Err() != nil {
+		// Unsubscribed (or gone) while the backend delivered: nothing
+		// more goes to this connection.
+		return
+	}
 	if e.Seq > f.after {
 		f.after = e.Seq
 	}

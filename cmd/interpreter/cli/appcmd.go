@@ -16,18 +16,22 @@ import (
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// AppCmd serves Codex's app-server protocol on stdin/stdout.
+// AppCmd serves Codex's app-server protocol on stdin/stdout, or over
+// WebSocket (listen.go).
 type AppCmd struct {
-	Listen string `default:"stdio://" help:"Transport; only stdio:// (newline-delimited JSON on stdin/stdout) is supported."`
+	Listen       string `default:"stdio://" placeholder:"ADDR" help:"Transport: stdio:// (one JSON message per line on stdin/stdout), ws://HOST:PORT or unix://PATH (WebSocket, many clients; codex --remote ADDR)."`
+	AuthTokenEnv string `name:"auth-token-env" placeholder:"VAR" help:"Require the bearer token in environment variable VAR on every WebSocket upgrade (needed to bind a non-loopback address)."`
 }
 
 // Run serves one client until stdin closes. Threads and turns live in
 // workflows: running turns go on when this process ends, and any later
 // app-server process continues them (thread/resume).
 func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
-	if a.Listen != "stdio://" && a.Listen != "stdio" {
-		return exitf(2, "--listen %s: only stdio:// is supported", a.Listen)
+	ep, err := bindListen(a.Listen, a.AuthTokenEnv)
+	if err != nil {
+		return err
 	}
+	defer ep.Close()
 	cfg, err := g.load(nil)
 	if err != nil {
 		return err
@@ -38,10 +42,7 @@ func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	}
 	defer b.Close()
 	srv := appserver.New(appBackend(ctx, b, g, cfg), appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
-	if err := srv.Serve(ctx, stdio.In, stdio.Out); err != nil {
-		return exitf(1, "app-server: %v", err)
-	}
-	return nil
+	return serveApp(ctx, srv, ep, stdio)
 }
 
 // appBackend is the app-server's backend over b's Temporal client.

@@ -22,6 +22,9 @@ type DevStartCmd struct {
 	Port      int    `default:"7233" help:"Temporal gRPC port."`
 	UIPort    int    `default:"8233" name:"ui-port" help:"Web UI port."`
 	Headless  bool   `help:"Do not start the Web UI."`
+
+	Listen       string `placeholder:"ADDR" help:"Also serve the app-server protocol here (ws://HOST:PORT or unix://PATH; default ws://127.0.0.1:8234 when free; none: off) for codex --remote."`
+	AuthTokenEnv string `name:"auth-token-env" placeholder:"VAR" help:"Bearer token clients of --listen must send, from environment variable VAR."`
 }
 
 // Run starts everything and blocks until SIGINT/SIGTERM.
@@ -53,6 +56,13 @@ func (d *DevStartCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 		fmt.Fprintf(io.Out, "Database:        in memory (ephemeral)\n")
 	} else {
 		fmt.Fprintf(io.Out, "Database:        %s\n", eo.DBFile)
+	}
+	appURL, err := serveDevApp(ctx, g, cfg, b, d.Listen, d.AuthTokenEnv, io)
+	if err != nil {
+		return err
+	}
+	if appURL != "" {
+		fmt.Fprintf(io.Out, "App server:      %s (codex --remote %s)\n", appURL, appURL)
 	}
 	fmt.Fprintf(io.Out, "Worker:          task queue %s, host queue %s\n", cfg.Temporal.TaskQueue, cfg.Temporal.HostQueue)
 	fmt.Fprintf(io.Out, "Traces:          %s\n", tracingNote(b.tracing))

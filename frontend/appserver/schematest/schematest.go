@@ -43,9 +43,18 @@ var responses = map[string]string{
 	"command/exec/resize":    "v2/CommandExecResizeResponse",
 	"command/exec/terminate": "v2/CommandExecTerminateResponse",
 
-	"thread/name/set":  "v2/ThreadSetNameResponse",
-	"thread/archive":   "v2/ThreadArchiveResponse",
-	"thread/unarchive": "v2/ThreadUnarchiveResponse",
+	"thread/name/set":    "v2/ThreadSetNameResponse",
+	"thread/archive":     "v2/ThreadArchiveResponse",
+	"thread/unarchive":   "v2/ThreadUnarchiveResponse",
+	"thread/unsubscribe": "v2/ThreadUnsubscribeResponse",
+	"thread/loaded/list": "v2/ThreadLoadedListResponse",
+
+	"account/read":            "v2/GetAccountResponse",
+	"configRequirements/read": "v2/ConfigRequirementsReadResponse",
+	"hooks/list":              "v2/HooksListResponse",
+	"skills/list":             "v2/SkillsListResponse",
+	"plugin/installed":        "v2/PluginInstalledResponse",
+	"mcpServerStatus/list":    "v2/ListMcpServerStatusResponse",
 
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 }

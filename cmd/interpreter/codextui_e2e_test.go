@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/devserver"
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+)
+
+// tmuxTUI is the Codex TUI running in a detached tmux session.
+type tmuxTUI struct {
+	t       *testing.T
+	session string
+}
+
+func startTUI(t *testing.T, e *env, url string) *tmuxTUI {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is needed to drive the Codex TUI: %v", err)
+	}
+	home := filepath.Join(e.home, "codex-tui-home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	session := fmt.Sprintf("interpreter-e2e-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()))
+	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.work, e.home, home, codexBinary(t), url)
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	tui := &tmuxTUI{t: t, session: session}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() })
+	return tui
+}
+
+func (u *tmuxTUI) screen() string {
+	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", u.session).Output()
+	return string(out)
+}
+
+func (u *tmuxTUI) keys(keys ...string) {
+	u.t.Helper()
+	if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", u.session}, keys...)...).CombinedOutput(); err != nil {
+		u.t.Fatalf("tmux send-keys: %v\n%s", err, out)
+	}
+}
+
+func (u *tmuxTUI) waitFor(what string, cond func(screen string) bool) {
+	u.t.Helper()
+	waitUntil(u.t, func() bool { return cond(u.screen()) }, 60*time.Second, what, u.screen)
+}
+
+// The Codex TUI (`codex --remote`) against `interpreter dev`: it starts
+// with nothing else running, runs a turn whose command and answer appear
+// on its screen, and calls no method the server does not know.
+func TestCodexTUIRemote(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "tui prompt", Steps: []fakemodel.Step{
+			{Shell: "echo tui-command-output"},
+			{Text: "the TUI turn is done"},
+		}},
+	}})
+	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "ws://127.0.0.1:0"}, e.config()...)...)
+	defer dev.kill()
+	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	m := regexp.MustCompile(`App server: +(ws://\S+)`).FindStringSubmatch(dev.stdout.String())
+	if m == nil {
+		t.Fatalf("dev did not print the app-server's address:\n%s", dev.stdout)
+	}
+	tui := startTUI(t, e, m[1])
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("-l", "the tui prompt")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "the tui prompt") })
+	tui.keys("Enter")
+	tui.waitFor("the turn on screen", func(s string) bool {
+		return strings.Contains(s, "echo tui-command-output") && strings.Contains(s, "the TUI turn is done")
+	})
+	if s := tui.screen(); strings.Contains(s, "unknown method") || strings.Contains(s, "failed") {
+		t.Errorf("the TUI shows an error:\n%s", s)
+	}
+	if out := dev.stderr.String(); strings.Contains(out, "unknown method") {
+		t.Errorf("the TUI called methods the server does not know:\n%s", out)
+	}
+}
+
+// A SIGKILL of the app-server under a running TUI: the TUI says it is
+// reconnecting, reconnects by itself to the app-server started again on
+// the same address, and its next turn runs on the same durable thread
+// (the model sees the first turn).
+func TestCodexTUIReconnectsAfterAppServerKill(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "before the kill", Steps: []fakemodel.Step{{Text: "first answer before the kill"}}},
+		{Match: "after the kill", Steps: []fakemodel.Step{{Text: "second answer after the kill"}}},
+	}})
+	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
+	defer dev.kill()
+	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	port, err := devserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("ws://127.0.0.1:%d", port)
+	app, _ := e.listenApp(addr)
+	tui := startTUI(t, e, addr)
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("-l", "the prompt before the kill")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "the prompt before the kill") })
+	tui.keys("Enter")
+	tui.waitFor("the first answer", func(s string) bool { return strings.Contains(s, "first answer before the kill") })
+
+	app.kill()
+	tui.waitFor("the TUI to notice", func(s string) bool { return strings.Contains(s, "Reconnecting") })
+	again, _ := e.listenApp(addr)
+	defer again.kill()
+	tui.waitFor("the TUI to reconnect", func(s string) bool { return !strings.Contains(s, "Reconnecting") })
+	tui.keys("-l", "the prompt after the kill")
+	tui.waitFor("the second prompt to be typed", func(s string) bool { return strings.Contains(s, "the prompt after the kill") })
+	tui.keys("Enter")
+	tui.waitFor("the second answer", func(s string) bool { return strings.Contains(s, "second answer after the kill") })
+
+	reqs := e.model.Server.RequestsContaining("the prompt after the kill")
+	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "first answer before the kill") {
+		t.Fatalf("the turn after the reconnect did not carry the first turn (%d requests)", len(reqs))
+	}
+}
+
+// A SIGKILL of the worker while the TUI's turn runs a command: the same
+// TUI session shows the turn finishing once a worker is back (the command
+// is reported as interrupted, as workerkill_e2e_test.go checks).
+func TestCodexTUIWorkerKillMidTurn(t *testing.T) {
+	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "long command", Steps: []fakemodel.Step{
+			{Shell: "while [ ! -e never-there ]; do sleep 0.05; done"},
+			{Text: "finished after the worker died"},
+		}},
+	}})
+	worker, _ := w.worker()
+	app, url := w.listenApp("ws://127.0.0.1:0")
+	defer app.kill()
+	tui := startTUI(t, w.env, url)
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("-l", "run the long command")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "run the long command") })
+	tui.keys("Enter")
+	tui.waitFor("the command to run", func(s string) bool { return strings.Contains(s, "Running while") })
+
+	worker.kill()
+	w.worker()
+	tui.waitFor("the turn to finish on the TUI", func(s string) bool { return strings.Contains(s, "finished after the worker died") })
+}

@@ -1,0 +1,123 @@
+package appserver
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+)
+
+// The methods Codex's own clients (the TUI, `codex exec --remote`) call
+// while they start, for capabilities this server lacks or keeps
+// elsewhere. Each answer is true of this server: no account to log into
+// (the server holds the model provider's credentials), no managed
+// requirements, hooks, plugins or collaboration modes.
+
+// accountRead: the client needs no OpenAI login; the model provider's
+// key, if any, is the server's.
+func (c *conn) accountRead(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: map[string]any{"account": nil, "requiresOpenaiAuth": false}}, nil
+}
+
+func (c *conn) configRequirementsRead(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: map[string]any{"requirements": nil}}, nil
+}
+
+// emptyData answers a list method with nothing in it.
+func emptyData(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: map[string]any{"data": []any{}}}, nil
+}
+
+func emptyPage(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: map[string]any{"data": []any{}, "nextCursor": nil}}, nil
+}
+
+func (c *conn) hooksList(id, raw json.RawMessage) (*result, error) { return emptyData(id, raw) }
+
+func (c *conn) collaborationModeList(id, raw json.RawMessage) (*result, error) {
+	return emptyData(id, raw)
+}
+
+func (c *conn) mcpServerStatusList(id, raw json.RawMessage) (*result, error) {
+	return emptyPage(id, raw)
+}
+
+func (c *conn) pluginInstalled(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: map[string]any{"marketplaces": []any{}, "marketplaceLoadErrors": []any{}}}, nil
+}
+
+// threadLoadedList lists the threads this connection follows (a thread is
+// "loaded" for a client once it started or resumed it).
+func (c *conn) threadLoadedList(json.RawMessage, json.RawMessage) (*result, error) {
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.threads))
+	for id := range c.threads {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	sort.Strings(ids)
+	return &result{value: map[string]any{"data": ids, "nextCursor": nil}}, nil
+}
+
+// SkillLister is a Backend that can list skills (skills/list); without it
+// the list is empty. (An optional interface, so other Backends need no
+// change.)
+type SkillLister interface {
+	// Skills are what a turn in cwd would be offered; warnings say which
+	// were skipped and why.
+	Skills(ctx context.Context, cwd string) (skills []SkillInfo, warnings []string, err error)
+}
+
+// SkillInfo is one skill as skills/list shows it.
+type SkillInfo struct {
+	Name, Description string
+	// Path is the skill's SKILL.md; Scope is user, repo or system.
+	Path, Scope string
+}
+
+// skillsList lists the skills of each cwd asked for (default: the
+// server's).
+func (c *conn) skillsList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p struct {
+		Cwds []string `json:"cwds"`
+	}
+	if len(raw) > 0 {
+		if err := decodeParams(raw, &p); err != nil {
+			return nil, err
+		}
+	}
+	if len(p.Cwds) == 0 {
+		p.Cwds = []string{c.s.opts.Cwd}
+	}
+	lister, _ := c.s.backend.(SkillLister)
+	data := make([]map[string]any, 0, len(p.Cwds))
+	for _, cwd := range p.Cwds {
+		entry := map[string]any{"cwd": cwd, "skills": []any{}, "errors": []any{}}
+		data = append(data, entry)
+		if lister == nil {
+			continue
+		}
+		ctx, cancel := c.requestContext()
+		found, warnings, err := lister.Skills(ctx, c.absPath(cwd))
+		cancel()
+		errs := []map[string]any{}
+		if err != nil {
+			warnings = append(warnings, err.Error())
+		}
+		for _, w := range warnings {
+			errs = append(errs, map[string]any{"path": cwd, "message": w})
+		}
+		list := []map[string]any{}
+		for _, s := range found {
+			list = append(list, map[string]any{"name": s.Name, "description": s.Description, "path": s.Path,
+				"scope": s.Scope, "enabled": true})
+		}
+		entry["skills"], entry["errors"] = list, errs
+	}
+	return &result{value: map[string]any{"data": data}}, nil
+}
+
+// bedrockGovCloud: this server talks to no Amazon Bedrock GovCloud
+// region it would warn about.
+func (c *conn) bedrockGovCloud(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: map[string]any{"isGovCloud": false, "shouldWarn": false}}, nil
+}
