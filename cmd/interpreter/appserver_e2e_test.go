@@ -460,8 +460,8 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 	a.handshakeExperimental()
 	tools := []any{map[string]any{"name": "lookup_ticket", "description": "Read a ticket from the tracker",
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []string{"id"}}}}
-	if e := a.callErr("thread/start", map[string]any{"cwd": e.work, "dynamicTools": []any{map[string]any{"name": "shell", "description": "mine"}}}); e["code"].(float64) != -32600 ||
-		!strings.Contains(e["message"].(string), `dynamicTools[0].name "shell" is a tool of the codex harness`) {
+	if e := a.callErr("thread/start", map[string]any{"cwd": e.work, "dynamicTools": []any{map[string]any{"name": "exec_command", "description": "mine"}}}); e["code"].(float64) != -32600 ||
+		!strings.Contains(e["message"].(string), `dynamicTools[0].name "exec_command" is a tool of the codex harness`) {
 		t.Fatalf("a dynamic tool named like the harness's own: %v", e)
 	}
 	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.work, "dynamicTools": tools})

@@ -453,8 +453,12 @@ func TestUnifiedExecFeature(t *testing.T) {
 	if c := mustLoad(t, Options{Strict: true}); !c.UnifiedExec() {
 		t.Error("unified exec is off by default")
 	}
-	c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.unified_exec=false", "features.web_search_request=true"}})
+	c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.unified_exec=false"}})
 	if c.UnifiedExec() {
 		t.Error("features.unified_exec=false left unified exec on")
+	}
+	c = mustLoad(t, Options{Overrides: []string{"features.unified_exec=false", "features.web_search_request=true"}})
+	if w := c.Warnings(); c.UnifiedExec() || len(w) != 1 || !strings.Contains(w[0], "features.web_search_request is Codex's") {
+		t.Errorf("unified exec %v, warnings %q", c.UnifiedExec(), w)
 	}
 }
