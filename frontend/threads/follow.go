@@ -86,9 +86,15 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			return nil, false, err
 		}
 	}
-	it := c.GetWorkflowHistory(ctx, turnID, info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	h := streamHistory(hctx, c.GetWorkflowHistory(hctx, turnID, info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT))
+	for {
+		x, ok := h.next()
+		if !ok {
+			break
+		}
+		ev, err := x.ev, x.err
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
@@ -98,6 +104,11 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 		switch {
 		case ev.GetEventId() <= seen && !closing(ev):
 		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			// The run's close already on its way (the same page) brings
+			// the last events: no query for them.
+			if h.closesSoon() {
+				continue
+			}
 			if _, err := read(); err != nil {
 				return nil, false, err
 			}
@@ -123,6 +134,75 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 		return nil, false, ctx.Err()
 	}
 	return nil, true, nil
+}
+
+// historyItem is one event of a followed run's history, or the error
+// that ended reading it.
+type historyItem struct {
+	ev  *historypb.HistoryEvent
+	err error
+}
+
+// historyStream reads a run's history (long-polling) in a goroutine of
+// its own, so the follower can see which events have already arrived
+// with the page it is reading.
+type historyStream struct {
+	ch    chan historyItem
+	ahead []historyItem
+}
+
+func streamHistory(ctx context.Context, it client.HistoryEventIterator) *historyStream {
+	h := &historyStream{ch: make(chan historyItem, 256)}
+	go func() {
+		defer close(h.ch)
+		for it.HasNext() {
+			ev, err := it.Next()
+			select {
+			case h.ch <- historyItem{ev, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return h
+}
+
+// next is the next event, waiting for it; false once the history ended.
+func (h *historyStream) next() (historyItem, bool) {
+	if len(h.ahead) > 0 {
+		x := h.ahead[0]
+		h.ahead = h.ahead[1:]
+		return x, true
+	}
+	x, ok := <-h.ch
+	return x, ok
+}
+
+// closesSoon tells whether the events that have already arrived (without
+// waiting for more) include the one closing the run.
+func (h *historyStream) closesSoon() bool {
+	for _, x := range h.ahead {
+		if x.err == nil && closing(x.ev) {
+			return true
+		}
+	}
+	for {
+		select {
+		case x, ok := <-h.ch:
+			if !ok {
+				return false
+			}
+			h.ahead = append(h.ahead, x)
+			if x.err == nil && closing(x.ev) {
+				return true
+			}
+		default:
+			return false
+		}
+	}
 }
 
 // closing tells whether ev closes its run for good.
