@@ -54,6 +54,10 @@ var responses = map[string]string{
 	"thread/unarchive":   "v2/ThreadUnarchiveResponse",
 	"thread/unsubscribe": "v2/ThreadUnsubscribeResponse",
 	"thread/loaded/list": "v2/ThreadLoadedListResponse",
+	"thread/turns/list":  "v2/ThreadTurnsListResponse",
+	"thread/items/list":  "v2/ThreadItemsListResponse",
+
+	"thread/compact/start": "v2/ThreadCompactStartResponse",
 
 	"account/read":            "v2/GetAccountResponse",
 	"configRequirements/read": "v2/ConfigRequirementsReadResponse",
