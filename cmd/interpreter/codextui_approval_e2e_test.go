@@ -83,11 +83,16 @@ func TestCodexTUIResumeAfterAppServerKill(t *testing.T) {
 	reader.handshake()
 	list, _ := reader.call("thread/list", map[string]any{})
 	reader.kill()
-	data := list["data"].([]any)
-	if len(data) == 0 {
-		t.Fatalf("thread/list: %v", list)
+	// The TUI's own thread, not its title side thread.
+	id := ""
+	for _, th := range list["data"].([]any) {
+		if th := th.(map[string]any); strings.Contains(fmt.Sprint(th["preview"]), "the prompt before the kill") {
+			id = th["id"].(string)
+		}
 	}
-	id := data[0].(map[string]any)["id"].(string)
+	if id == "" {
+		t.Fatalf("the TUI's thread is not in thread/list: %v", list)
+	}
 
 	app.kill()
 	tui.close()

@@ -97,6 +97,9 @@ func TestTurnsItemsListAndCompact(t *testing.T) {
 		t.Fatalf("bad cursor: %v", e)
 	}
 
+	if r := c.call("thread/goal/get", map[string]any{"threadId": id}); r["goal"] != nil || len(r) != 1 {
+		t.Fatalf("thread/goal/get: %v", r)
+	}
 	if r := c.call("thread/compact/start", map[string]any{"threadId": id}); len(r) != 0 || !reflect.DeepEqual(b.compacted, []string{id}) {
 		t.Fatalf("thread/compact/start: %v, compacted %v", r, b.compacted)
 	}

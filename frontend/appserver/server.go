@@ -373,6 +373,9 @@ func init() {
 		"thread/turns/list":    (*conn).threadTurnsList,
 		"thread/items/list":    (*conn).threadItemsList,
 		"thread/compact/start": (*conn).threadCompactStart,
+		"thread/goal/get":      (*conn).threadGoalGet,
+
+		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 
 		// Start-up calls of Codex's own clients (startup.go).
 		"account/read":            (*conn).accountRead,

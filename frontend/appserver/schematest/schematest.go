@@ -58,6 +58,7 @@ var responses = map[string]string{
 	"thread/items/list":  "v2/ThreadItemsListResponse",
 
 	"thread/compact/start": "v2/ThreadCompactStartResponse",
+	"thread/goal/get":      "v2/ThreadGoalGetResponse",
 
 	"account/read":            "v2/GetAccountResponse",
 	"configRequirements/read": "v2/ConfigRequirementsReadResponse",
