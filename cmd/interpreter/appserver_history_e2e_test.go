@@ -55,6 +55,11 @@ func TestAppServerHistoryAndCompact(t *testing.T) {
 	if r, _ := a.call("thread/compact/start", map[string]any{"threadId": id}); len(r) != 0 {
 		t.Fatalf("thread/compact/start: %v", r)
 	}
+	// The compaction shows as a turn with one contextCompaction item.
+	notes := a.until("turn/completed", 30*time.Second)
+	if it := itemsOf(notes, "item/completed"); len(it) != 1 || it[0]["type"] != "contextCompaction" {
+		t.Fatalf("the compaction's items: %v", it)
+	}
 	if asked := e.model.Server.RequestsContaining("COMPACT-NOW: summarize"); len(asked) != 1 {
 		t.Fatalf("%d compaction requests, want 1", len(asked))
 	}

@@ -114,3 +114,41 @@ func TestCodexTUIResumeAfterAppServerKill(t *testing.T) {
 		t.Errorf("the resumed TUI called methods the server does not know:\n%s", out)
 	}
 }
+
+// The TUI's /compact runs the thread's compaction (the model is asked for
+// the summary) and the next turn sends the summary instead of the old
+// transcript.
+func TestCodexTUICompact(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "COMPACT-NOW", Steps: []fakemodel.Step{{Text: "SUMMARY-XYZ of the thread"}}},
+		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first done"}}},
+		{Match: "beta", Steps: []fakemodel.Step{{Text: "second done"}}},
+	}})
+	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
+	defer dev.kill()
+	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	app, url := e.listenApp("ws://127.0.0.1:0", "-c", `compact_prompt="COMPACT-NOW: summarize"`)
+	defer app.kill()
+	tui := startTUI(t, e, url)
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("-l", "first prompt alpha")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "first prompt alpha") })
+	tui.keys("Enter")
+	tui.waitFor("the first answer", func(s string) bool { return strings.Contains(s, "first done") })
+	tui.keys("-l", "/compact")
+	tui.waitFor("/compact to be typed", func(s string) bool { return strings.Contains(s, "/compact") })
+	tui.keys("Enter")
+	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("COMPACT-NOW: summarize")) == 1 }, 60*time.Second,
+		"the compaction's model call", tui.screen)
+	tui.keys("-l", "second prompt beta")
+	tui.waitFor("the second prompt to be typed", func(s string) bool { return strings.Contains(s, "second prompt beta") })
+	tui.keys("Enter")
+	tui.waitFor("the second answer", func(s string) bool { return strings.Contains(s, "second done") })
+	req, _ := e.model.Server.LastRequest()
+	if body := string(req.Body); !strings.Contains(body, "SUMMARY-XYZ") || strings.Contains(body, "turn-one-output") {
+		t.Fatalf("the turn after /compact sent:\n%s", body)
+	}
+	if out := app.stderr.String(); strings.Contains(out, "unknown method") {
+		t.Errorf("the TUI called methods the server does not know:\n%s", out)
+	}
+}

@@ -3,7 +3,9 @@ package appserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"time"
 )
 
 // Paged history (thread/turns/list, thread/items/list) and compaction on
@@ -183,8 +185,29 @@ func (c *conn) threadCompactStart(_ json.RawMessage, raw json.RawMessage) (*resu
 	}
 	ctx, cancel := c.requestContext()
 	defer cancel()
+	started := c.s.opts.Now()
 	if err := comp.Compact(ctx, p.ThreadID); err != nil {
 		return nil, manageError(p.ThreadID, err)
 	}
-	return &result{value: map[string]any{}}, nil
+	return &result{value: map[string]any{}, then: func() { c.compactionTurn(p.ThreadID, started) }}, nil
+}
+
+// compactionTurn tells the client about a compaction as Codex does: a
+// turn with one contextCompaction item. Codex's TUI shows "Compacting
+// context" until that turn completes. (The turn is not one of the
+// thread's: thread/read does not list it.)
+func (c *conn) compactionTurn(threadID string, started time.Time) {
+	now := c.s.opts.Now()
+	turnID := fmt.Sprintf("compact-%d", started.UnixNano())
+	item := map[string]any{"type": "contextCompaction", "id": turnID + "-item"}
+	start, done, d := started.Unix(), now.Unix(), now.Sub(started).Milliseconds()
+	c.notify(notification{Method: "turn/started", Params: map[string]any{"threadId": threadID,
+		"turn": Turn{ID: turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress, StartedAt: &start}}})
+	c.notify(notification{Method: "item/started", Params: map[string]any{"threadId": threadID, "turnId": turnID,
+		"item": item, "startedAtMs": started.UnixMilli()}})
+	c.notify(notification{Method: "item/completed", Params: map[string]any{"threadId": threadID, "turnId": turnID,
+		"item": item, "completedAtMs": now.UnixMilli()}})
+	c.notify(notification{Method: "turn/completed", Params: map[string]any{"threadId": threadID,
+		"turn": Turn{ID: turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: "completed",
+			StartedAt: &start, CompletedAt: &done, DurationMs: &d}}})
 }

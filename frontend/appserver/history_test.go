@@ -103,6 +103,14 @@ func TestTurnsItemsListAndCompact(t *testing.T) {
 	if r := c.call("thread/compact/start", map[string]any{"threadId": id}); len(r) != 0 || !reflect.DeepEqual(b.compacted, []string{id}) {
 		t.Fatalf("thread/compact/start: %v, compacted %v", r, b.compacted)
 	}
+	// Then a turn with the compaction item, as Codex's TUI waits for.
+	notes := c.until("turn/completed")
+	if got := methods(notes); !reflect.DeepEqual(got, []string{"turn/started", "item/started", "item/completed", "turn/completed"}) {
+		t.Fatalf("after thread/compact/start: %v", got)
+	}
+	if it := params(notes[2])["item"].(map[string]any); it["type"] != "contextCompaction" {
+		t.Fatalf("compaction item %v", it)
+	}
 	if e := c.callErr("thread/compact/start", map[string]any{"threadId": "nope"}); !strings.Contains(e["message"].(string), "nope") {
 		t.Fatalf("compacting an unknown thread: %v", e)
 	}
