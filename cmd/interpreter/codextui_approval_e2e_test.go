@@ -46,9 +46,6 @@ func TestCodexTUIApprovesACommand(t *testing.T) {
 	if _, err := os.Stat(e.work + "/approved-in-the-tui"); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
-	if n := len(e.model.Server.RequestsContaining("please make the file")); n != 2 {
-		t.Errorf("%d model calls for the turn, want 2 (the command, then the answer)", n)
-	}
 	if out := app.stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the TUI called methods the server does not know:\n%s", out)
 	}
