@@ -20,7 +20,9 @@ type tmuxTUI struct {
 	session string
 }
 
-func startTUI(t *testing.T, e *env, url string) *tmuxTUI {
+// startTUI starts `codex --remote url ARGS...` (flags such as
+// --ask-for-approval, or `resume ID`).
+func startTUI(t *testing.T, e *env, url string, args ...string) *tmuxTUI {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is needed to drive the Codex TUI: %v", err)
@@ -31,6 +33,9 @@ func startTUI(t *testing.T, e *env, url string) *tmuxTUI {
 	}
 	session := fmt.Sprintf("interpreter-e2e-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()))
 	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.work, e.home, home, codexBinary(t), url)
+	for _, a := range args {
+		cmd += fmt.Sprintf(" %q", a)
+	}
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
@@ -38,6 +43,9 @@ func startTUI(t *testing.T, e *env, url string) *tmuxTUI {
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() })
 	return tui
 }
+
+// close ends the TUI (its tmux session).
+func (u *tmuxTUI) close() { _ = exec.Command("tmux", "kill-session", "-t", u.session).Run() }
 
 func (u *tmuxTUI) screen() string {
 	out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", u.session).Output()

@@ -45,8 +45,16 @@ type testClient struct {
 
 func startClient(t *testing.T, b Backend) *testClient {
 	t.Helper()
-	s := New(b, Options{Version: "1.2.3", Home: "/home/test/.interpreter", Cwd: "/work",
-		Now: func() time.Time { return time.Unix(1_800_000_100, 0) }})
+	return startClientWith(t, b, func(*Options) {})
+}
+
+// startClientWith starts a client of a server whose options set changes.
+func startClientWith(t *testing.T, b Backend, set func(*Options)) *testClient {
+	t.Helper()
+	opts := Options{Version: "1.2.3", Home: "/home/test/.interpreter", Cwd: "/work",
+		Now: func() time.Time { return time.Unix(1_800_000_100, 0) }}
+	set(&opts)
+	s := New(b, opts)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &testClient{t: t, in: inW, lines: make(chan []byte, 1000), served: make(chan error, 1), methods: map[string]string{}}

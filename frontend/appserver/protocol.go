@@ -10,13 +10,17 @@ import (
 )
 
 // Shapes of the protocol's messages. Field names, enum values and which
-// fields are null rather than absent follow the reference JSON Schema
-// (`codex app-server generate-json-schema`, Codex 0.140).
+// fields are null rather than absent follow the reference JSON Schemas
+// (`codex app-server generate-json-schema` of Codex 0.140 and 0.171): a
+// message satisfies both, so a field one release requires and the other
+// does not know is sent (neither closes its objects to extra fields).
 
 // Thread is the protocol's Thread.
 type Thread struct {
-	ID             string       `json:"id"`
-	SessionID      string       `json:"sessionId"`
+	ID        string `json:"id"`
+	SessionID string `json:"sessionId"`
+	// ProjectID is required since 0.171 (null: we assign no projects).
+	ProjectID      *string      `json:"projectId"`
 	ForkedFromID   *string      `json:"forkedFromId"`
 	ParentThreadID *string      `json:"parentThreadId"`
 	Preview        string       `json:"preview"`

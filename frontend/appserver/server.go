@@ -43,6 +43,21 @@ type Options struct {
 	// (slower after a while without news, never while an approval is
 	// pending); default 100 ms.
 	LivePoll time.Duration
+	// APIKey tells account/read that the model provider is configured
+	// with an API key (false: it needs no auth).
+	APIKey bool
+	// MCPServers are the configured MCP servers (mcpServerStatus/list).
+	MCPServers []MCPServerInfo
+}
+
+// MCPServerInfo is a configured MCP server as mcpServerStatus/list shows
+// it.
+type MCPServerInfo struct {
+	Name string
+	// Disabled: kept in the configuration with enabled = false.
+	Disabled bool
+	// BearerToken: an HTTP server with a bearer token variable.
+	BearerToken bool
 }
 
 // Server serves the app-server protocol over a Backend.
@@ -350,11 +365,17 @@ func init() {
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,
 
-		"thread/archive":     (*conn).threadArchive,
-		"thread/unarchive":   (*conn).threadUnarchive,
-		"thread/name/set":    (*conn).threadNameSet,
-		"thread/unsubscribe": (*conn).threadUnsubscribe,
-		"thread/loaded/list": (*conn).threadLoadedList,
+		"thread/archive":       (*conn).threadArchive,
+		"thread/unarchive":     (*conn).threadUnarchive,
+		"thread/name/set":      (*conn).threadNameSet,
+		"thread/unsubscribe":   (*conn).threadUnsubscribe,
+		"thread/loaded/list":   (*conn).threadLoadedList,
+		"thread/turns/list":    (*conn).threadTurnsList,
+		"thread/items/list":    (*conn).threadItemsList,
+		"thread/compact/start": (*conn).threadCompactStart,
+		"thread/goal/get":      (*conn).threadGoalGet,
+
+		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 
 		// Start-up calls of Codex's own clients (startup.go).
 		"account/read":            (*conn).accountRead,

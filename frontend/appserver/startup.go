@@ -14,8 +14,15 @@ import (
 
 // accountRead: the client needs no OpenAI login; the model provider's
 // key, if any, is the server's.
+// accountRead says how the model provider authenticates: an API key, or
+// nothing (no ChatGPT login: requiresOpenaiAuth stays false, so the TUI
+// asks for none).
 func (c *conn) accountRead(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"account": nil, "requiresOpenaiAuth": false}}, nil
+	var account any
+	if c.s.opts.APIKey {
+		account = map[string]any{"type": "apiKey"}
+	}
+	return &result{value: map[string]any{"account": account, "requiresOpenaiAuth": false}}, nil
 }
 
 func (c *conn) configRequirementsRead(json.RawMessage, json.RawMessage) (*result, error) {
@@ -27,18 +34,31 @@ func emptyData(json.RawMessage, json.RawMessage) (*result, error) {
 	return &result{value: map[string]any{"data": []any{}}}, nil
 }
 
-func emptyPage(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"data": []any{}, "nextCursor": nil}}, nil
-}
-
 func (c *conn) hooksList(id, raw json.RawMessage) (*result, error) { return emptyData(id, raw) }
 
 func (c *conn) collaborationModeList(id, raw json.RawMessage) (*result, error) {
 	return emptyData(id, raw)
 }
 
-func (c *conn) mcpServerStatusList(id, raw json.RawMessage) (*result, error) {
-	return emptyPage(id, raw)
+// mcpServerStatusList lists the configured MCP servers. Their tools are
+// not listed: a server runs on the worker, per turn, not in this process;
+// runtimeStatus is "disabled" for a disabled one and null (unknown) for
+// the others.
+func (c *conn) mcpServerStatusList(json.RawMessage, json.RawMessage) (*result, error) {
+	data := []map[string]any{}
+	for _, m := range c.s.opts.MCPServers {
+		auth := "unsupported"
+		if m.BearerToken {
+			auth = "bearerToken"
+		}
+		var status any
+		if m.Disabled {
+			status = "disabled"
+		}
+		data = append(data, map[string]any{"name": m.Name, "authStatus": auth, "tools": map[string]any{},
+			"resources": []any{}, "resourceTemplates": []any{}, "runtimeStatus": status})
+	}
+	return &result{value: map[string]any{"data": data, "nextCursor": nil}}, nil
 }
 
 func (c *conn) pluginInstalled(json.RawMessage, json.RawMessage) (*result, error) {
@@ -120,4 +140,25 @@ func (c *conn) skillsList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 // region it would warn about.
 func (c *conn) bedrockGovCloud(json.RawMessage, json.RawMessage) (*result, error) {
 	return &result{value: map[string]any{"isGovCloud": false, "shouldWarn": false}}, nil
+}
+
+// threadGoalGet: threads here have no goal (thread/goal/set is not
+// served), so there is none to show when the TUI resumes one.
+func (c *conn) threadGoalGet(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadIDParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	return &result{value: map[string]any{"goal": nil}}, nil
+}
+
+// backgroundTerminalsList (an experimental method the TUI calls on
+// resume) lists no terminals: a turn's exec sessions live on the worker
+// and end with their turn.
+func (c *conn) backgroundTerminalsList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadIDParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	return &result{value: map[string]any{"data": []any{}, "nextCursor": nil}}, nil
 }

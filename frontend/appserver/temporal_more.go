@@ -136,3 +136,9 @@ func (a *TemporalBackend) Skills(ctx context.Context, cwd string) ([]SkillInfo, 
 	}
 	return nil, nil, nil
 }
+
+// Compact compacts an idle thread's context now (thread/compact/start).
+func (a *TemporalBackend) Compact(ctx context.Context, threadID string) error {
+	_, err := threads.Compact(ctx, a.Client, threadID)
+	return err
+}

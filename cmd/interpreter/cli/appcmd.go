@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -41,8 +42,21 @@ func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		return err
 	}
 	defer b.Close()
-	srv := appserver.New(appBackend(ctx, b, g, cfg), appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
+	srv := appserver.New(appBackend(ctx, b, g, cfg), appOptions(cfg, stdio.Err))
 	return serveApp(ctx, srv, ep, stdio)
+}
+
+// appOptions are the app-server's options from the configuration: what
+// account/read and mcpServerStatus/list report.
+func appOptions(cfg *config.Config, log io.Writer) appserver.Options {
+	o := appserver.Options{Version: Version, Home: cfg.Home(), Log: log}
+	if prov, err := cfg.Provider(cfg.ModelProvider); err == nil {
+		o.APIKey = prov.EnvKey != ""
+	}
+	for _, m := range cfg.MCPServerList() {
+		o.MCPServers = append(o.MCPServers, appserver.MCPServerInfo{Name: m.Name, Disabled: !m.Enabled, BearerToken: m.BearerTokenEnvVar != ""})
+	}
+	return o
 }
 
 // appBackend is the app-server's backend over b's Temporal client.

@@ -84,7 +84,7 @@ func serveDevApp(ctx context.Context, g *Globals, cfg *config.Config, b *backend
 		fmt.Fprintf(stdio.Err, "interpreter: warning: app-server not served: %v (pick another with --listen)\n", err)
 		return "", nil
 	}
-	srv := appserver.New(appBackend(ctx, b, g, cfg), appserver.Options{Version: Version, Home: cfg.Home(), Log: stdio.Err})
+	srv := appserver.New(appBackend(ctx, b, g, cfg), appOptions(cfg, stdio.Err))
 	go func() {
 		if err := ep.Serve(ctx, srv); err != nil {
 			fmt.Fprintf(stdio.Err, "interpreter: app-server: %v\n", err)

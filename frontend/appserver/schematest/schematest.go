@@ -1,7 +1,9 @@
 // Package schematest checks app-server messages against the reference JSON
-// Schema: the bundle that `codex app-server generate-json-schema` (Codex
-// 0.140) writes, kept in ../testdata/schema. Tests of the server and the
-// end-to-end tests of the binary use it; the binary does not.
+// Schemas: the bundles that `codex app-server generate-json-schema` of
+// Codex 0.140 and of Codex 0.171 write, kept in ../testdata/schema. A
+// message must satisfy both, so clients of either release read it. Tests
+// of the server and the end-to-end tests of the binary use it; the binary
+// does not.
 package schematest
 
 import (
@@ -16,13 +18,17 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// File is the schema bundle's path.
-func File() string {
-	_, self, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(self), "..", "testdata", "schema", "codex_app_server_protocol.schemas.json")
-}
-
 const base = "file:///codex_app_server_protocol.schemas.json"
+
+// Versions are the Codex releases whose bundles a message must satisfy,
+// oldest first: each lives in ../testdata/schema/VERSION.
+var Versions = []string{"0.140", "0.171"}
+
+// File is the path of one version's bundle.
+func File(version string) string {
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "..", "testdata", "schema", version, "codex_app_server_protocol.schemas.json")
+}
 
 // responses names each method's response definition in the bundle.
 var responses = map[string]string{
@@ -48,6 +54,11 @@ var responses = map[string]string{
 	"thread/unarchive":   "v2/ThreadUnarchiveResponse",
 	"thread/unsubscribe": "v2/ThreadUnsubscribeResponse",
 	"thread/loaded/list": "v2/ThreadLoadedListResponse",
+	"thread/turns/list":  "v2/ThreadTurnsListResponse",
+	"thread/items/list":  "v2/ThreadItemsListResponse",
+
+	"thread/compact/start": "v2/ThreadCompactStartResponse",
+	"thread/goal/get":      "v2/ThreadGoalGetResponse",
 
 	"account/read":            "v2/GetAccountResponse",
 	"configRequirements/read": "v2/ConfigRequirementsReadResponse",
@@ -59,48 +70,85 @@ var responses = map[string]string{
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 }
 
-// Validator validates messages a server sends.
-type Validator struct {
-	c     *jsonschema.Compiler
-	mu    sync.Mutex
-	cache map[string]*jsonschema.Schema
+// bundle is one version's compiled schema.
+type bundle struct {
+	version string
+	defs    map[string]bool // top-level and v2/ definition names
+	c       *jsonschema.Compiler
+	mu      sync.Mutex
+	cache   map[string]*jsonschema.Schema
 }
 
-// Load reads the bundle.
+// Validator validates messages a server sends against every version's
+// bundle.
+type Validator struct {
+	bundles []*bundle
+}
+
+// Load reads every version's bundle.
 func Load() (*Validator, error) {
-	b, err := os.ReadFile(File())
+	v := &Validator{}
+	for _, ver := range Versions {
+		b, err := loadBundle(ver)
+		if err != nil {
+			return nil, err
+		}
+		v.bundles = append(v.bundles, b)
+	}
+	return v, nil
+}
+
+func loadBundle(version string) (*bundle, error) {
+	raw, err := os.ReadFile(File(version))
 	if err != nil {
 		return nil, err
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", File(), err)
+		return nil, fmt.Errorf("parsing %s: %w", File(version), err)
+	}
+	var names struct {
+		Definitions map[string]json.RawMessage `json:"definitions"`
+	}
+	if err := json.Unmarshal(raw, &names); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", File(version), err)
+	}
+	defs := map[string]bool{}
+	for k, body := range names.Definitions {
+		defs[k] = true
+		if k != "v2" {
+			continue
+		}
+		var sub map[string]json.RawMessage
+		if json.Unmarshal(body, &sub) == nil {
+			for s := range sub {
+				defs["v2/"+s] = true
+			}
+		}
 	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(base, doc); err != nil {
 		return nil, err
 	}
-	return &Validator{c: c, cache: map[string]*jsonschema.Schema{}}, nil
+	return &bundle{version: version, defs: defs, c: c, cache: map[string]*jsonschema.Schema{}}, nil
 }
 
-func (v *Validator) schema(def string) (*jsonschema.Schema, error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if s := v.cache[def]; s != nil {
+func (b *bundle) schema(def string) (*jsonschema.Schema, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s := b.cache[def]; s != nil {
 		return s, nil
 	}
-	s, err := v.c.Compile(base + "#/definitions/" + def)
+	s, err := b.c.Compile(base + "#/definitions/" + def)
 	if err != nil {
 		return nil, fmt.Errorf("compiling %s: %w", def, err)
 	}
-	v.cache[def] = s
+	b.cache[def] = s
 	return s, nil
 }
 
-// Check validates a JSON value against a definition of the bundle
-// ("ServerNotification", "v2/ThreadStartResponse", ...).
-func (v *Validator) Check(def string, value []byte) error {
-	s, err := v.schema(def)
+func (b *bundle) check(def string, value []byte) error {
+	s, err := b.schema(def)
 	if err != nil {
 		return err
 	}
@@ -109,7 +157,29 @@ func (v *Validator) Check(def string, value []byte) error {
 		return err
 	}
 	if err := s.Validate(inst); err != nil {
-		return fmt.Errorf("%s: %w", def, err)
+		return fmt.Errorf("Codex %s %s: %w", b.version, def, err)
+	}
+	return nil
+}
+
+// Check validates a JSON value against a definition
+// ("ServerNotification", "v2/ThreadStartResponse", ...) in every bundle
+// that has it; at least one must. A definition only a newer version has
+// (the response of a method added since) is checked against that one:
+// an older client never calls the method.
+func (v *Validator) Check(def string, value []byte) error {
+	found := false
+	for _, b := range v.bundles {
+		if !b.defs[def] {
+			continue
+		}
+		found = true
+		if err := b.check(def, value); err != nil {
+			return err
+		}
+	}
+	if !found {
+		return fmt.Errorf("no version's schema defines %s", def)
 	}
 	return nil
 }
