@@ -26,6 +26,32 @@ func TestAppServerCommandExecStreams(t *testing.T) {
 	execID := a.request("command/exec", map[string]any{"processId": "p1", "tty": true, "size": map[string]any{"rows": 30, "cols": 100},
 		"command": []string{"bash", "-c", `stty size; echo ready; read l; echo "got:$l"; stty size; sleep 60`}})
 	var out strings.Builder
+	// take adds a notification's streamed output to out.
+	take := func(m map[string]any) {
+		t.Helper()
+		if m["method"] != "command/exec/outputDelta" {
+			return
+		}
+		p := noteParams(m)
+		if p["processId"] != "p1" || p["stream"] != "stdout" {
+			t.Fatalf("delta %v", p)
+		}
+		b, err := base64.StdEncoding.DecodeString(p["deltaBase64"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(b)
+	}
+	// call is a.call whose notifications on the way (output the command
+	// wrote before the response came) still count.
+	call := func(method string, params any) map[string]any {
+		t.Helper()
+		res, notes := a.call(method, params)
+		for _, m := range notes {
+			take(m)
+		}
+		return res
+	}
 	readUntil := func(want string) {
 		t.Helper()
 		for !strings.Contains(out.String(), want) {
@@ -33,28 +59,17 @@ func TestAppServerCommandExecStreams(t *testing.T) {
 			if m["method"] == nil {
 				t.Fatalf("a response before %q was streamed: %v (output so far %q)", want, m, out.String())
 			}
-			if m["method"] != "command/exec/outputDelta" {
-				continue
-			}
-			p := noteParams(m)
-			if p["processId"] != "p1" || p["stream"] != "stdout" {
-				t.Fatalf("delta %v", p)
-			}
-			b, err := base64.StdEncoding.DecodeString(p["deltaBase64"].(string))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out.Write(b)
+			take(m)
 		}
 	}
 	readUntil("ready")
 	if !strings.Contains(out.String(), "30 100") {
 		t.Errorf("the terminal is not 30x100: %q", out.String())
 	}
-	if res, _ := a.call("command/exec/resize", map[string]any{"processId": "p1", "size": map[string]any{"rows": 40, "cols": 120}}); len(res) != 0 {
+	if res := call("command/exec/resize", map[string]any{"processId": "p1", "size": map[string]any{"rows": 40, "cols": 120}}); len(res) != 0 {
 		t.Errorf("resize result %v", res)
 	}
-	a.call("command/exec/write", map[string]any{"processId": "p1", "deltaBase64": base64.StdEncoding.EncodeToString([]byte("hello\n"))})
+	call("command/exec/write", map[string]any{"processId": "p1", "deltaBase64": base64.StdEncoding.EncodeToString([]byte("hello\n"))})
 	readUntil("got:hello")
 	readUntil("40 120")
 	if e := a.callErr("command/exec/write", map[string]any{"processId": "nope", "deltaBase64": "eA=="}); !strings.Contains(fmt.Sprint(e["message"]), "nope") {

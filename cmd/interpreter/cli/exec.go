@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	execfe "github.com/interpreter-dev/interpreter/frontend/exec"

@@ -157,7 +157,7 @@ func (b *bundle) check(def string, value []byte) error {
 		return err
 	}
 	if err := s.Validate(inst); err != nil {
-		return fmt.Errorf("Codex %s %s: %w", b.version, def, err)
+		return fmt.Errorf("codex %s %s: %w", b.version, def, err)
 	}
 	return nil
 }
