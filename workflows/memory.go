@@ -1,13 +1,10 @@
 package workflows
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -152,24 +149,4 @@ func ScheduledMemoryWorkflow(ctx workflow.Context, req ConsolidateRequest) (Cons
 		return ConsolidateResult{Skipped: true}, nil
 	}
 	return res, err
-}
-
-// ConsolidateMemories runs a consolidation now and waits for it; when one
-// is running already it waits for that one.
-func ConsolidateMemories(ctx context.Context, c client.Client, taskQueue string, req ConsolidateRequest) (ConsolidateResult, error) {
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       MemoryConsolidationID,
-		TaskQueue:                taskQueue,
-		StaticSummary:            "memory consolidation (on demand)",
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-	}, MemoryConsolidationWorkflow, req)
-	if err != nil {
-		return ConsolidateResult{}, fmt.Errorf("starting the memory consolidation: %w", err)
-	}
-	var res ConsolidateResult
-	if err := run.Get(ctx, &res); err != nil {
-		return res, fmt.Errorf("memory consolidation: %w", err)
-	}
-	return res, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/worker"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -59,7 +60,7 @@ func TestMemoryAcrossThreads(t *testing.T) {
 		t.Fatal("the extraction did not read the thread")
 	}
 
-	out, err := workflows.ConsolidateMemories(ctx, w.Client, TaskQueue, workflows.ConsolidateRequest{MaxUnusedDays: 30})
+	out, err := threads.ConsolidateMemories(ctx, w.Client, TaskQueue, workflows.ConsolidateRequest{MaxUnusedDays: 30})
 	if err != nil || out.Merged != 1 || out.Entries != 2 || out.Skipped {
 		t.Fatalf("consolidation: %+v %v", out, err)
 	}

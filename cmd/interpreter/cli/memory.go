@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -84,7 +85,7 @@ func (m *MemoryConsolidateCmd) Run(ctx context.Context, g *Globals, stdio Stdio)
 		return err
 	}
 	defer b.Close()
-	res, err := workflows.ConsolidateMemories(ctx, b.client, cfg.Temporal.TaskQueue, workflows.ConsolidateRequest{MaxUnusedDays: mo.MaxUnusedDays})
+	res, err := threads.ConsolidateMemories(ctx, b.client, cfg.Temporal.TaskQueue, workflows.ConsolidateRequest{MaxUnusedDays: mo.MaxUnusedDays})
 	if err != nil {
 		return exitf(1, "%v", rootCause(err))
 	}
