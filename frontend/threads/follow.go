@@ -10,7 +10,6 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -56,12 +55,6 @@ func Follow(ctx context.Context, c client.Client, turnID string, after int, fn f
 // continued as new (or ended without a result in its close event while
 // more events may come), so follow the next one.
 func followRun(ctx context.Context, c client.Client, turnID string, after *int, fn func(workflows.Event)) (*workflows.TurnResult, bool, error) {
-	d, err := describeTurn(ctx, c, turnID)
-	if err != nil {
-		return nil, false, err
-	}
-	info := d.GetWorkflowExecutionInfo()
-	seen := info.GetHistoryLength() // events already reflected by the first read
 	emit := func(evs []workflows.Event) {
 		for _, e := range evs {
 			if e.Seq > *after {
@@ -70,25 +63,25 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			}
 		}
 	}
-	// read catches up from the log; done: the log says the turn is over
-	// and this reader has it all.
-	read := func() (bool, error) {
+	// read catches up from the log.
+	read := func() error {
 		page, _, err := readOpenEvents(ctx, c, turnID, *after, true)
 		if err != nil {
-			return false, err
+			return err
 		}
 		emit(page.Events)
-		return page.Done && *after >= page.Last, nil
-	}
-	if info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING && seen >= 4 {
-		// Its first workflow task has completed: the log answers now.
-		if _, err := read(); err != nil {
-			return nil, false, err
-		}
+		return nil
 	}
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
-	h := streamHistory(hctx, c.GetWorkflowHistory(hctx, turnID, info.GetExecution().GetRunId(), true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT))
+	// The current run, read from its first event: no describe first (one
+	// round trip less before the first event), and the events already
+	// written cost one query at most, at the last task completion that
+	// arrived with them.
+	h, err := openHistory(hctx, c, turnID)
+	if err != nil {
+		return nil, false, err
+	}
 	for {
 		x, ok := h.next()
 		if !ok {
@@ -102,14 +95,13 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			return nil, false, fmt.Errorf("following turn %s: %w", turnID, err)
 		}
 		switch {
-		case ev.GetEventId() <= seen && !closing(ev):
 		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-			// The run's close already on its way (the same page) brings
-			// the last events: no query for them.
-			if h.closesSoon() {
+			// A later completion or the run's close already on its way
+			// (the same page) answers for this one: no query for it.
+			if h.laterAhead() {
 				continue
 			}
-			if _, err := read(); err != nil {
+			if err := read(); err != nil {
 				return nil, false, err
 			}
 		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
@@ -134,6 +126,30 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 		return nil, false, ctx.Err()
 	}
 	return nil, true, nil
+}
+
+// openHistory starts reading the turn's current run's history, long
+// polling. The thread starts the turn's workflow right after accepting
+// the turn, so a turn not there yet is waited for (briefly).
+func openHistory(ctx context.Context, c client.Client, turnID string) (*historyStream, error) {
+	for attempt := 0; ; attempt++ {
+		h := streamHistory(ctx, c.GetWorkflowHistory(ctx, turnID, "", true, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT))
+		x, ok := h.next()
+		if !ok {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("following turn %s: no history", turnID)
+		}
+		var nf *serviceerror.NotFound
+		if x.err == nil || !errors.As(x.err, &nf) || attempt >= 2500 {
+			h.ahead = append([]historyItem{x}, h.ahead...)
+			return h, nil
+		}
+		if err := sleepCtx(ctx, 2*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // historyItem is one event of a followed run's history, or the error
@@ -181,11 +197,15 @@ func (h *historyStream) next() (historyItem, bool) {
 	return x, ok
 }
 
-// closesSoon tells whether the events that have already arrived (without
-// waiting for more) include the one closing the run.
-func (h *historyStream) closesSoon() bool {
+// laterAhead tells whether the events that have already arrived
+// (without waiting for more) include a later workflow task completion or
+// the run's close.
+func (h *historyStream) laterAhead() bool {
+	later := func(x historyItem) bool {
+		return x.err == nil && (closing(x.ev) || x.ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+	}
 	for _, x := range h.ahead {
-		if x.err == nil && closing(x.ev) {
+		if later(x) {
 			return true
 		}
 	}
@@ -196,7 +216,7 @@ func (h *historyStream) closesSoon() bool {
 				return false
 			}
 			h.ahead = append(h.ahead, x)
-			if x.err == nil && closing(x.ev) {
+			if later(x) {
 				return true
 			}
 		default:
@@ -214,25 +234,6 @@ func closing(ev *historypb.HistoryEvent) bool {
 		return true
 	}
 	return false
-}
-
-// describeTurn describes the turn's current run; the thread starts the
-// turn's workflow right after accepting the turn, so a turn not there yet
-// is waited for (briefly).
-func describeTurn(ctx context.Context, c client.Client, turnID string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
-	for attempt := 0; ; attempt++ {
-		d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
-		var nf *serviceerror.NotFound
-		if err == nil || !errors.As(err, &nf) || attempt >= 2500 {
-			if err != nil {
-				return nil, fmt.Errorf("following turn %s: %w", turnID, err)
-			}
-			return d, nil
-		}
-		if err := sleepCtx(ctx, 2*time.Millisecond); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // tailFollows tells whether events continue a reader that has seen up to
