@@ -162,6 +162,35 @@ export SNAP_VAR=from-profile
 	}
 }
 
+// TestExecSnapshotTimeoutLetsTheProfileCleanUp: a profile cut off at the
+// capture's timeout is stopped with SIGTERM first, so a lock it holds
+// with an exit trap (as pyenv's rehash does: a stale one makes every
+// later login shell wait 60 s) is removed.
+func TestExecSnapshotTimeoutLetsTheProfileCleanUp(t *testing.T) {
+	a := newActs(t)
+	a.ShellSnapshotTimeout = 300 * time.Millisecond
+	home := fakeHome(t, `if [ -e "$HOME/hang" ]; then
+  ( set -o noclobber; : > "$HOME/lock" ) || exit 1
+  trap 'rm -f "$HOME/lock"' EXIT
+  sleep 60 & wait
+fi
+`)
+	if err := os.WriteFile(filepath.Join(home, "hang"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.Exec(context.Background(), ExecInput{ThreadID: "th", CallID: "c1", Cwd: home, SandboxMode: "danger-full-access",
+		Command: []string{"bash", "-lc", "echo ran"}, Env: map[string]string{"HOME": home}, TimeoutMs: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.Output, "did not finish within 300ms") {
+		t.Fatalf("got %+v", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "lock")); err == nil {
+		t.Fatal("the profile's lock outlived its capture: its exit trap did not run")
+	}
+}
+
 // TestExecFailingProfileFallsBack: a profile that exits before the
 // snapshot is printed is a warning, and the command runs as given.
 func TestExecFailingProfileFallsBack(t *testing.T) {

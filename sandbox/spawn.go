@@ -279,6 +279,29 @@ func (p *Process) Kill() {
 	}()
 }
 
+// Stop asks the command and every process of its group to end with
+// SIGTERM, so that their exit traps run (a login profile cut off midway
+// may hold a lock, as pyenv's rehash does, that only its trap removes),
+// and kills what is left after grace as [Process.Kill] does. It returns
+// once the helper has exited.
+func (p *Process) Stop(grace time.Duration) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-t.C:
+	}
+	p.Kill()
+	<-p.done
+}
+
 // namespaceRefused tells a failure to create the helper's namespaces
 // (try the next way) from one that any way would meet (a missing cwd).
 func namespaceRefused(err error) bool {

@@ -87,6 +87,10 @@ type capturer struct {
 	Timeout        time.Duration
 }
 
+// stopGrace is how long a profile cut off at the timeout has to run its
+// exit traps before it is killed.
+const stopGrace = 500 * time.Millisecond
+
 // errTimeout means the profile did not finish in time.
 var errTimeout = errors.New("the login profile did not finish")
 
@@ -108,8 +112,7 @@ func (c capturer) capture(ctx context.Context, k shellKind, shell, dir string, e
 	select {
 	case <-proc.Done():
 	case <-t.C:
-		proc.Kill()
-		<-proc.Done()
+		proc.Stop(stopGrace)
 		return captured{}, fmt.Errorf("%w within %v", errTimeout, c.Timeout)
 	case <-ctx.Done():
 		proc.Kill()
