@@ -23,6 +23,9 @@ type turnStartParams struct {
 	// Effort and Summary change the reasoning settings from this turn on.
 	Effort  *string `json:"effort"`
 	Summary *string `json:"summary"`
+	// CollaborationMode (experimental) puts this turn in plan or default
+	// mode (collab.go).
+	CollaborationMode json.RawMessage `json:"collaborationMode"`
 	timeoutParams
 }
 
@@ -50,6 +53,10 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	}
 	if p.Summary != nil {
 		s.Summary = *p.Summary
+	}
+	mode, err := c.turnMode(p.CollaborationMode, &s)
+	if err != nil {
+		return nil, err
 	}
 	if err := (harness.Reasoning{Effort: s.Effort, Summary: s.Summary}).Validate(); err != nil {
 		return nil, invalidRequest("%s", strings.NewReplacer("model_reasoning_effort", "effort", "model_reasoning_summary", "summary").Replace(err.Error()))
@@ -79,7 +86,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		s = pending
 	}
 	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
-		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images}
+		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images, Mode: mode}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)

@@ -70,6 +70,29 @@ var responses = map[string]string{
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 }
 
+// listItems names, for an experimental list method whose response the
+// bundles leave out, the definition each of its `data` entries has.
+var listItems = map[string]string{
+	"collaborationMode/list": "v2/CollaborationModeMask",
+}
+
+// checkList validates an experimental list method's response entry by
+// entry.
+func (v *Validator) checkList(def string, result []byte) error {
+	var r struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil || r.Data == nil {
+		return fmt.Errorf("want {data: [...]}, got %s", result)
+	}
+	for i, d := range r.Data {
+		if err := v.Check(def, d); err != nil {
+			return fmt.Errorf("data[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
 // bundle is one version's compiled schema.
 type bundle struct {
 	version string
@@ -185,7 +208,11 @@ func (v *Validator) Check(def string, value []byte) error {
 }
 
 // HasResponse tells whether the bundle defines the response of method.
-func HasResponse(method string) bool { _, ok := responses[method]; return ok }
+func HasResponse(method string) bool {
+	_, ok := responses[method]
+	_, list := listItems[method]
+	return ok || list
+}
 
 // Line validates one line a server wrote. methodOf names the method of the
 // client request a response answers (by its id, as JSON).
@@ -219,6 +246,9 @@ func (v *Validator) Line(line []byte, methodOf func(id string) string) error {
 			return err
 		}
 		method := methodOf(string(m.ID))
+		if item, ok := listItems[method]; ok {
+			return v.checkList(item, m.Result)
+		}
 		def, ok := responses[method]
 		if !ok {
 			return fmt.Errorf("no response definition known for method %q (id %s)", method, m.ID)
