@@ -48,6 +48,9 @@ type Options struct {
 	APIKey bool
 	// MCPServers are the configured MCP servers (mcpServerStatus/list).
 	MCPServers []MCPServerInfo
+	// Transcript, if set, receives every message in and out of every
+	// connection (transcript.go).
+	Transcript io.Writer
 }
 
 // MCPServerInfo is a configured MCP server as mcpServerStatus/list shows
@@ -65,6 +68,7 @@ type Server struct {
 	backend Backend
 	opts    Options
 	log     *slog.Logger
+	record  *transcript
 }
 
 // New returns a server over b.
@@ -87,7 +91,11 @@ func New(b Backend, opts Options) *Server {
 	if opts.LivePoll <= 0 {
 		opts.LivePoll = 100 * time.Millisecond
 	}
-	return &Server{backend: b, opts: opts, log: slog.New(slog.NewTextHandler(opts.Log, nil))}
+	s := &Server{backend: b, opts: opts, log: slog.New(slog.NewTextHandler(opts.Log, nil))}
+	if opts.Transcript != nil {
+		s.record = &transcript{w: opts.Transcript}
+	}
+	return s
 }
 
 // Serve serves one client reading requests from in and writing responses
@@ -104,7 +112,13 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 // with one Write call.
 func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Context, chan<- lineOrErr)) error {
 	ctx, cancel := context.WithCancel(ctx)
-	c := newConn(ctx, s, &lineWriter{w: out})
+	w := &lineWriter{w: out}
+	var n int64
+	if s.record != nil {
+		n = s.record.conns.Add(1)
+		w.record = func(b []byte) { s.record.record(n, "out", b) }
+	}
+	c := newConn(ctx, s, w)
 	defer func() {
 		cancel()
 		c.wg.Wait()
@@ -128,6 +142,7 @@ func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Con
 		case l.binary:
 			c.fail(nil, invalidRequest("Invalid request: binary WebSocket messages are not supported; send each JSON-RPC message as one text message"))
 		default:
+			s.record.record(n, "in", l.line)
 			c.handleLine(l.line)
 		}
 		if err := c.out.failed(); err != nil {
