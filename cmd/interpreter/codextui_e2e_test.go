@@ -162,3 +162,12 @@ func TestCodexTUIWorkerKillMidTurn(t *testing.T) {
 	w.worker()
 	tui.waitFor("the turn to finish on the TUI", func(s string) bool { return strings.Contains(s, "finished after the worker died") })
 }
+
+// startDevNoListen starts `interpreter dev` without its own app-server
+// listener (the test starts one where it needs it).
+func (e *env) startDevNoListen() *proc {
+	e.t.Helper()
+	p := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
+	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	return p
+}

@@ -110,3 +110,69 @@ func planUserInputTool() harness.ExternalTool {
 			"description": "The questions; one is best, three at most."}}}
 	return t
 }
+
+// threadSettingsUpdateParams are the thread/settings/update parameters
+// this server takes (the TUI sends it when the user switches mode, model
+// or permissions between turns).
+type threadSettingsUpdateParams struct {
+	ThreadID          string          `json:"threadId"`
+	Model             *string         `json:"model"`
+	Effort            *string         `json:"effort"`
+	Cwd               *string         `json:"cwd"`
+	ApprovalPolicy    json.RawMessage `json:"approvalPolicy"`
+	SandboxPolicy     json.RawMessage `json:"sandboxPolicy"`
+	CollaborationMode json.RawMessage `json:"collaborationMode"`
+}
+
+// threadSettingsUpdate keeps settings for this connection's next turn on
+// a thread it follows, as thread/resume's overrides: the thread's own
+// config changes when that turn starts. A collaboration mode is kept too
+// and used by a turn/start that names none.
+func (c *conn) threadSettingsUpdate(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p threadSettingsUpdateParams
+	if err := decodeParams(raw, &p, "threadId"); err != nil {
+		return nil, err
+	}
+	ts := c.subscribed(p.ThreadID)
+	if ts == nil {
+		return nil, invalidRequest("thread %s is not loaded on this connection: thread/start or thread/resume it first", p.ThreadID)
+	}
+	var s settings
+	var err error
+	if p.Model != nil {
+		s.Model = *p.Model
+	}
+	if p.Effort != nil {
+		s.Effort = *p.Effort
+	}
+	if p.Cwd != nil && *p.Cwd != "" {
+		s.Cwd = c.absPath(*p.Cwd)
+	}
+	if isSet(p.ApprovalPolicy) {
+		if s.ApprovalPolicy, err = approvalPolicyOf(p.ApprovalPolicy, "approvalPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	if isSet(p.SandboxPolicy) {
+		if s.SandboxMode, err = sandboxModeOf(p.SandboxPolicy, "sandboxPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	if isSet(p.CollaborationMode) {
+		// Checked now, so that the turn that uses it cannot fail on it.
+		var probe settings
+		if _, err := c.turnMode(p.CollaborationMode, &probe); err != nil {
+			return nil, err
+		}
+	}
+	if err := (harness.Reasoning{Effort: s.Effort}).Validate(); err != nil {
+		return nil, invalidRequest("%s", strings.ReplaceAll(err.Error(), "model_reasoning_effort", "effort"))
+	}
+	c.mu.Lock()
+	ts.pending.merge(s)
+	if isSet(p.CollaborationMode) {
+		ts.mode = p.CollaborationMode
+	}
+	c.mu.Unlock()
+	return &result{value: map[string]any{}}, nil
+}

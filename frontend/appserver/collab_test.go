@@ -23,7 +23,8 @@ func TestCollaborationModes(t *testing.T) {
 		return map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "go"}}, "collaborationMode": mode}
 	}
 	wantError(t, c.callErr("turn/start", turn(map[string]any{"mode": "pair", "settings": map[string]any{"model": "m"}})), -32600, "is not one of")
-	c.call("turn/start", turn(map[string]any{"mode": "plan", "settings": map[string]any{"model": "plan-model", "developer_instructions": nil}}))
+	started := c.call("turn/start", turn(map[string]any{"mode": "plan", "settings": map[string]any{"model": "plan-model", "developer_instructions": nil}}))
+	turnID := started["turn"].(map[string]any)["id"].(string)
 
 	b.mu.Lock()
 	req := b.requests[len(b.requests)-1]
@@ -33,6 +34,19 @@ func TestCollaborationModes(t *testing.T) {
 	}
 	if len(req.Mode.Tools) != 1 || req.Mode.Tools[0].Name != "request_user_input" || req.Mode.Tools[0].Server != userInputNamespace {
 		t.Fatalf("plan tools %+v", req.Mode.Tools)
+	}
+
+	// thread/settings/update keeps the mode for a turn/start naming none.
+	b.end(turnID, "completed", "")
+	c.until("turn/completed")
+	wantError(t, c.callErr("thread/settings/update", map[string]any{"threadId": "nope"}), -32600, "not loaded")
+	c.call("thread/settings/update", map[string]any{"threadId": id, "collaborationMode": map[string]any{"mode": "plan", "settings": map[string]any{"model": "kept-model"}}})
+	c.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "again"}}})
+	b.mu.Lock()
+	req = b.requests[len(b.requests)-1]
+	b.mu.Unlock()
+	if req.Mode == nil || len(req.Mode.Tools) != 1 || req.Model != "kept-model" {
+		t.Fatalf("turn after thread/settings/update %+v", req)
 	}
 
 	plain := startClient(t, b)

@@ -207,6 +207,9 @@ type threadState struct {
 	stop context.CancelFunc
 	// pending are settings from thread/resume that the next turn applies.
 	pending settings
+	// mode is the collaboration mode of thread/settings/update, for turns
+	// whose turn/start names none.
+	mode json.RawMessage
 	// follower follows the running turn, if any.
 	follower *follower
 }
@@ -380,15 +383,16 @@ func init() {
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,
 
-		"thread/archive":       (*conn).threadArchive,
-		"thread/unarchive":     (*conn).threadUnarchive,
-		"thread/name/set":      (*conn).threadNameSet,
-		"thread/unsubscribe":   (*conn).threadUnsubscribe,
-		"thread/loaded/list":   (*conn).threadLoadedList,
-		"thread/turns/list":    (*conn).threadTurnsList,
-		"thread/items/list":    (*conn).threadItemsList,
-		"thread/compact/start": (*conn).threadCompactStart,
-		"thread/goal/get":      (*conn).threadGoalGet,
+		"thread/archive":         (*conn).threadArchive,
+		"thread/unarchive":       (*conn).threadUnarchive,
+		"thread/name/set":        (*conn).threadNameSet,
+		"thread/unsubscribe":     (*conn).threadUnsubscribe,
+		"thread/loaded/list":     (*conn).threadLoadedList,
+		"thread/settings/update": (*conn).threadSettingsUpdate,
+		"thread/turns/list":      (*conn).threadTurnsList,
+		"thread/items/list":      (*conn).threadItemsList,
+		"thread/compact/start":   (*conn).threadCompactStart,
+		"thread/goal/get":        (*conn).threadGoalGet,
 
 		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 

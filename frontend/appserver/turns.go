@@ -54,7 +54,13 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if p.Summary != nil {
 		s.Summary = *p.Summary
 	}
-	mode, err := c.turnMode(p.CollaborationMode, &s)
+	modeRaw := p.CollaborationMode
+	if ts := c.subscribed(p.ThreadID); !isSet(modeRaw) && ts != nil {
+		c.mu.Lock()
+		modeRaw = ts.mode
+		c.mu.Unlock()
+	}
+	mode, err := c.turnMode(modeRaw, &s)
 	if err != nil {
 		return nil, err
 	}
