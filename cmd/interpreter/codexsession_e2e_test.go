@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
@@ -43,6 +44,17 @@ func TestCodexClientSessionTranscripts(t *testing.T) {
 		tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "the tui first prompt") })
 		tui.keys("Enter")
 		tui.waitFor("the first turn", func(s string) bool { return strings.Contains(s, "tui first done") })
+		// The TUI's title side thread is ephemeral: archived once the TUI
+		// lets it go, it leaves the list; the TUI's own thread stays.
+		reader := e.appServer(v)
+		reader.handshake()
+		var listed []any
+		waitUntil(t, func() bool {
+			list, _ := reader.call("thread/list", map[string]any{})
+			listed = list["data"].([]any)
+			return len(listed) == 1
+		}, 30*time.Second, "thread/list to hold the TUI's thread alone", func() string { return fmt.Sprint(listed) })
+		reader.kill()
 		tui.close()
 		id := turnThread(t, path)
 		resumed := startTUI(t, e, url, "resume", id)

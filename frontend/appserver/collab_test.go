@@ -53,3 +53,35 @@ func TestCollaborationModes(t *testing.T) {
 	plain.initialize()
 	wantError(t, plain.callErr("turn/start", turn(map[string]any{"mode": "plan", "settings": map[string]any{"model": "m"}})), -32600, "requires experimentalApi")
 }
+
+// An ephemeral thread is archived once its connection unsubscribes from
+// it, or once the connection closes; others stay open.
+func TestEphemeralThreadsAreArchived(t *testing.T) {
+	b := newFakeBackend()
+	c := startClient(t, b)
+	c.initialize()
+	start := func(ephemeral bool) string {
+		th := c.call("thread/start", map[string]any{"ephemeral": ephemeral})["thread"].(map[string]any)
+		c.read() // thread/started
+		if th["ephemeral"] != ephemeral {
+			t.Fatalf("thread/start ephemeral %v answered %v", ephemeral, th["ephemeral"])
+		}
+		return th["id"].(string)
+	}
+	archived := func(id string) bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.threads[id].info.Archived
+	}
+	side, kept, closed := start(true), start(false), start(true)
+	c.call("thread/unsubscribe", map[string]any{"threadId": side})
+	waitFor(t, func() bool { return archived(side) }, "the unsubscribed ephemeral thread to be archived")
+	if archived(closed) {
+		t.Fatal("an ephemeral thread still followed was archived")
+	}
+	c.close()
+	waitFor(t, func() bool { return archived(closed) }, "the ephemeral thread of a closed connection to be archived")
+	if archived(kept) {
+		t.Fatal("a thread that is not ephemeral was archived")
+	}
+}

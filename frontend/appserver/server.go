@@ -122,6 +122,9 @@ func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Con
 	defer func() {
 		cancel()
 		c.wg.Wait()
+		for _, id := range c.ephemeralThreads() {
+			s.dropEphemeral(id)
+		}
 	}()
 	lines := make(chan lineOrErr)
 	go read(ctx, lines)
@@ -210,6 +213,9 @@ type threadState struct {
 	// mode is the collaboration mode of thread/settings/update, for turns
 	// whose turn/start names none.
 	mode json.RawMessage
+	// ephemeral: this connection started the thread with ephemeral: true
+	// (ephemeral.go).
+	ephemeral bool
 	// follower follows the running turn, if any.
 	follower *follower
 }
