@@ -85,3 +85,29 @@ func TestEphemeralThreadsAreArchived(t *testing.T) {
 		t.Fatal("a thread that is not ephemeral was archived")
 	}
 }
+
+// A turn another client starts on a thread this connection follows (idle
+// when it resumed it) reaches this connection too.
+func TestForeignTurnsReachEveryFollower(t *testing.T) {
+	b := newFakeBackend()
+	a := startClient(t, b)
+	a.initialize()
+	th := a.call("thread/start", map[string]any{})["thread"].(map[string]any)
+	a.read() // thread/started
+	id := th["id"].(string)
+	other := startClient(t, b)
+	other.initialize()
+	other.call("thread/resume", map[string]any{"threadId": id})
+	started := a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "from a"}}})
+	turnID := started["turn"].(map[string]any)["id"].(string)
+	if n := params(last(other.until("turn/started"))); n["turn"].(map[string]any)["id"] != turnID {
+		t.Fatalf("the other client's turn/started: %v", n)
+	}
+	user := params(last(other.until("item/completed")))["item"].(map[string]any)
+	if user["type"] != "userMessage" {
+		t.Fatalf("the other client's first item: %v", user)
+	}
+	b.end(turnID, "completed", "")
+	a.until("turn/completed")
+	other.until("turn/completed")
+}

@@ -199,6 +199,8 @@ type conn struct {
 	asks    map[string]*ask
 	// execs are the connection's streamed command/exec processes.
 	execs map[string]ExecStream
+	// starting counts turn/start calls in flight by thread (watch.go).
+	starting map[string]int
 }
 
 // threadState is what a connection keeps about a thread it follows.
@@ -216,6 +218,8 @@ type threadState struct {
 	// ephemeral: this connection started the thread with ephemeral: true
 	// (ephemeral.go).
 	ephemeral bool
+	// followed are the turns this connection has followed (watch.go).
+	followed map[string]bool
 	// follower follows the running turn, if any.
 	follower *follower
 }
@@ -236,7 +240,7 @@ type settings struct {
 
 func newConn(ctx context.Context, s *Server, out *lineWriter) *conn {
 	return &conn{s: s, ctx: ctx, out: out, inflight: map[string]bool{}, threads: map[string]*threadState{},
-		waiting: map[string]chan clientAnswer{}, asks: map[string]*ask{}}
+		waiting: map[string]chan clientAnswer{}, asks: map[string]*ask{}, starting: map[string]int{}}
 }
 
 func (c *conn) logf(format string, args ...any) {

@@ -243,9 +243,10 @@ func (c *conn) subscribe(threadID string) *threadState {
 	defer c.mu.Unlock()
 	ts := c.threads[threadID]
 	if ts == nil {
-		ts = &threadState{id: threadID}
+		ts = &threadState{id: threadID, followed: map[string]bool{}}
 		ts.ctx, ts.stop = context.WithCancel(c.ctx)
 		c.threads[threadID] = ts
+		c.watch(ts)
 	}
 	return ts
 }

@@ -95,6 +95,9 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images, Mode: mode}
 	ctx, cancel := c.requestContext()
 	defer cancel()
+	// Until this turn's follower is registered, the watcher must not
+	// take the turn for another client's.
+	defer c.startingTurn(p.ThreadID)()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
 	for attempt := 0; err != nil && isRunning(err); attempt++ {
 		// A turn runs: its input goes into that turn, and the overrides
@@ -300,6 +303,7 @@ func (c *conn) newFollower(ts *threadState, turnID string, content []map[string]
 	f.tr = newTranslator(ts.id, turnID, c.nowMs)
 	c.mu.Lock()
 	f.prev, ts.follower = ts.follower, f
+	ts.followed[turnID] = true
 	c.mu.Unlock()
 	return f
 }
