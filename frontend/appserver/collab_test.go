@@ -111,3 +111,25 @@ func TestForeignTurnsReachEveryFollower(t *testing.T) {
 	a.until("turn/completed")
 	other.until("turn/completed")
 }
+
+// A short turn of another client that ends between two reads of the
+// thread still reaches a follower, whole.
+func TestForeignTurnThatEndedReachesFollowers(t *testing.T) {
+	b := newFakeBackend()
+	a := startClient(t, b)
+	a.initialize()
+	th := a.call("thread/start", map[string]any{})["thread"].(map[string]any)
+	a.read() // thread/started
+	id := th["id"].(string)
+	other := startClient(t, b)
+	other.initialize()
+	other.call("thread/resume", map[string]any{"threadId": id})
+	started := a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "quick"}}})
+	turnID := started["turn"].(map[string]any)["id"].(string)
+	b.end(turnID, "completed", "")
+	a.until("turn/completed")
+	done := params(last(other.until("turn/completed")))["turn"].(map[string]any)
+	if done["id"] != turnID || done["status"] != "completed" {
+		t.Fatalf("the other client's turn/completed: %v", done)
+	}
+}

@@ -218,8 +218,10 @@ type threadState struct {
 	// ephemeral: this connection started the thread with ephemeral: true
 	// (ephemeral.go).
 	ephemeral bool
-	// followed are the turns this connection has followed (watch.go).
+	// followed are the turns this connection has followed or had when it
+	// took the thread up (seeded: marked); see watch.go.
 	followed map[string]bool
+	seeded   bool
 	// follower follows the running turn, if any.
 	follower *follower
 }

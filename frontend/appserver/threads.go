@@ -141,6 +141,7 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 		return nil, asRequestError(err)
 	}
 	sub := c.subscribe(info.ID)
+	c.seed(sub, nil) // a new thread has no turns
 	th := c.thread(info, statusIdle, nil)
 	if p.Ephemeral {
 		c.mu.Lock()
@@ -407,6 +408,11 @@ func (c *conn) threadResume(_ json.RawMessage, raw json.RawMessage) (*result, er
 		return nil, err
 	}
 	ts := c.subscribe(info.ID)
+	ids := make([]string, 0, len(info.View.Turns))
+	for _, t := range info.View.Turns {
+		ids = append(ids, t.TurnID)
+	}
+	c.seed(ts, ids)
 	c.mu.Lock()
 	ts.pending.merge(s)
 	pending := ts.pending

@@ -8,15 +8,17 @@ import (
 // (turn/start) and the one running when it resumes a thread; a turn that
 // another client (another connection, another app-server, `interpreter
 // exec`) starts later on a thread this connection follows is found by
-// reading the idle thread every watchInterval, and followed like a turn
-// picked up on resume: the connection gets its turn/started, items and
-// turn/completed.
+// reading the idle thread every watchInterval, and followed from its
+// first event, so the connection gets its turn/started, items and
+// turn/completed even when it ended between two reads.
 
 // watchInterval is how often an idle followed thread is read.
 var watchInterval = time.Second
 
 // watch looks for other clients' turns on a thread until the connection
-// lets the thread go.
+// lets the thread go. The turns the thread had when the connection took
+// it up are the client's to read (thread/resume, thread/read): [seed]
+// marks them, or else the first read does; only later ones are followed.
 func (c *conn) watch(ts *threadState) {
 	c.background(func() {
 		tick := time.NewTicker(watchInterval)
@@ -31,12 +33,35 @@ func (c *conn) watch(ts *threadState) {
 				continue
 			}
 			info, err := c.s.backend.Thread(ts.ctx, ts.id)
-			if err != nil || info.View == nil || info.View.RunningTurn == "" {
+			if err != nil || info.View == nil {
 				continue
 			}
-			c.followForeign(ts, info.View.RunningTurn)
+			ids := make([]string, 0, len(info.View.Turns)+1)
+			for _, t := range info.View.Turns {
+				ids = append(ids, t.TurnID)
+			}
+			c.seed(ts, ids)
+			if info.View.RunningTurn != "" {
+				ids = append(ids, info.View.RunningTurn)
+			}
+			for _, id := range ids {
+				c.followForeign(ts, id)
+			}
 		}
 	})
+}
+
+// seed marks the turns a thread had when this connection took it up, once.
+func (c *conn) seed(ts *threadState, turnIDs []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts.seeded {
+		return
+	}
+	ts.seeded = true
+	for _, id := range turnIDs {
+		ts.followed[id] = true
+	}
 }
 
 // busy: the connection follows a turn of the thread already, or is
@@ -48,16 +73,16 @@ func (c *conn) busy(ts *threadState) bool {
 }
 
 // followForeign follows a turn this connection did not start, from its
-// first event, unless it followed that turn already.
+// first event, unless it follows or followed that turn already.
 func (c *conn) followForeign(ts *threadState, turnID string) {
-	log, err := c.s.backend.TurnLog(ts.ctx, turnID)
-	if err != nil {
+	c.mu.Lock()
+	skip := ts.followed[turnID] || c.starting[ts.id] > 0
+	c.mu.Unlock()
+	if skip {
 		return
 	}
-	c.mu.Lock()
-	taken := ts.follower != nil || c.starting[ts.id] > 0 || ts.followed[turnID]
-	c.mu.Unlock()
-	if taken || log.Done {
+	log, err := c.s.backend.TurnLog(ts.ctx, turnID)
+	if err != nil {
 		return
 	}
 	f := c.newFollower(ts, turnID, userContent([]userInput{{Type: "text", Text: log.Prompt}}), 0)
