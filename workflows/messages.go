@@ -238,6 +238,18 @@ type StartTurnRequest struct {
 	// Timeouts change the thread's from this turn on; nil keeps them, and
 	// a stall timeout <= 0 turns it off.
 	Timeouts *Timeouts `json:"timeouts,omitempty"`
+	// Mode holds what this turn alone adds to the thread's settings (an
+	// app-server collaboration mode); the next turn does not inherit it.
+	Mode *TurnMode `json:"mode,omitempty"`
+}
+
+// TurnMode is a collaboration mode as one turn takes it: instructions
+// after the thread's developer instructions and tools besides the
+// thread's dynamic tools, for this turn only.
+type TurnMode struct {
+	Name         string                 `json:"name"`
+	Instructions string                 `json:"instructions,omitempty"`
+	Tools        []harness.ExternalTool `json:"tools,omitempty"`
 }
 
 // Timeouts overrides a thread's timeouts; nil fields keep theirs.

@@ -189,7 +189,12 @@ func (t *thread) checkTurnSize(req StartTurnRequest) error {
 		return err
 	}
 	settings := jsonSize(t.st.Config) + jsonSize(t.st.Unsent) + jsonSize(t.st.SessionApprovals)
-	if n := jsonSize(req.Prompt) + jsonSize(req.Images); settings+n > maxTurnInputBytes {
+	if req.Mode != nil {
+		if err := CheckInput("Collaboration mode instructions", req.Mode.Instructions); err != nil {
+			return err
+		}
+	}
+	if n := jsonSize(req.Prompt) + jsonSize(req.Images) + jsonSize(req.Mode); settings+n > maxTurnInputBytes {
 		return fmt.Errorf("input refused: this input (%d bytes as JSON) and the thread's settings (%d bytes: instructions, tools) exceed the %d bytes a turn may start with", n, settings, maxTurnInputBytes)
 	}
 	return nil
@@ -269,6 +274,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	})
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
+	cfg = withMode(cfg, q.Request.Mode)
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
 		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,

@@ -131,7 +131,9 @@ func TestCodexTUICompact(t *testing.T) {
 	tui.keys("-l", "first prompt alpha")
 	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "first prompt alpha") })
 	tui.keys("Enter")
-	tui.waitFor("the first answer", func(s string) bool { return strings.Contains(s, "first done") })
+	// The TUI refuses /compact until turn/completed ("Worked for"), which
+	// may come a moment after the answer shows.
+	tui.waitFor("the first turn to end", func(s string) bool { return strings.Contains(s, "first done") && strings.Contains(s, "Worked for") })
 	tui.keys("-l", "/compact")
 	tui.waitFor("/compact to be typed", func(s string) bool { return strings.Contains(s, "/compact") })
 	tui.keys("Enter")

@@ -24,6 +24,13 @@ type tmuxTUI struct {
 // --ask-for-approval, or `resume ID`).
 func startTUI(t *testing.T, e *env, url string, args ...string) *tmuxTUI {
 	t.Helper()
+	return startTUIAs(t, e, url, "", args...)
+}
+
+// startTUIAs starts a TUI whose tmux session's name ends in name, so that
+// a test can run several at once.
+func startTUIAs(t *testing.T, e *env, url, name string, args ...string) *tmuxTUI {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is needed to drive the Codex TUI: %v", err)
 	}
@@ -31,7 +38,7 @@ func startTUI(t *testing.T, e *env, url string, args ...string) *tmuxTUI {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	session := fmt.Sprintf("interpreter-e2e-%d-%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()))
+	session := fmt.Sprintf("interpreter-e2e-%d-%s%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()), name)
 	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.work, e.home, home, codexBinary(t), url)
 	for _, a := range args {
 		cmd += fmt.Sprintf(" %q", a)
@@ -161,4 +168,13 @@ func TestCodexTUIWorkerKillMidTurn(t *testing.T) {
 	worker.kill()
 	w.worker()
 	tui.waitFor("the turn to finish on the TUI", func(s string) bool { return strings.Contains(s, "finished after the worker died") })
+}
+
+// startDevNoListen starts `interpreter dev` without its own app-server
+// listener (the test starts one where it needs it).
+func (e *env) startDevNoListen() *proc {
+	e.t.Helper()
+	p := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
+	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	return p
 }

@@ -82,6 +82,8 @@ type lineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
+	// record, if set, sees each message written (a transcript).
+	record func([]byte)
 }
 
 func (w *lineWriter) write(v any) error {
@@ -96,6 +98,9 @@ func (w *lineWriter) write(v any) error {
 		return w.err
 	}
 	_, w.err = w.w.Write(b)
+	if w.record != nil && w.err == nil {
+		w.record(b[:len(b)-1])
+	}
 	return w.err
 }
 

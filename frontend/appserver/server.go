@@ -48,6 +48,9 @@ type Options struct {
 	APIKey bool
 	// MCPServers are the configured MCP servers (mcpServerStatus/list).
 	MCPServers []MCPServerInfo
+	// Transcript, if set, receives every message in and out of every
+	// connection (transcript.go).
+	Transcript io.Writer
 }
 
 // MCPServerInfo is a configured MCP server as mcpServerStatus/list shows
@@ -65,6 +68,7 @@ type Server struct {
 	backend Backend
 	opts    Options
 	log     *slog.Logger
+	record  *transcript
 }
 
 // New returns a server over b.
@@ -87,7 +91,11 @@ func New(b Backend, opts Options) *Server {
 	if opts.LivePoll <= 0 {
 		opts.LivePoll = 100 * time.Millisecond
 	}
-	return &Server{backend: b, opts: opts, log: slog.New(slog.NewTextHandler(opts.Log, nil))}
+	s := &Server{backend: b, opts: opts, log: slog.New(slog.NewTextHandler(opts.Log, nil))}
+	if opts.Transcript != nil {
+		s.record = &transcript{w: opts.Transcript}
+	}
+	return s
 }
 
 // Serve serves one client reading requests from in and writing responses
@@ -104,10 +112,19 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 // with one Write call.
 func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Context, chan<- lineOrErr)) error {
 	ctx, cancel := context.WithCancel(ctx)
-	c := newConn(ctx, s, &lineWriter{w: out})
+	w := &lineWriter{w: out}
+	var n int64
+	if s.record != nil {
+		n = s.record.conns.Add(1)
+		w.record = func(b []byte) { s.record.record(n, "out", b) }
+	}
+	c := newConn(ctx, s, w)
 	defer func() {
 		cancel()
 		c.wg.Wait()
+		for _, id := range c.ephemeralThreads() {
+			s.dropEphemeral(id)
+		}
 	}()
 	lines := make(chan lineOrErr)
 	go read(ctx, lines)
@@ -128,6 +145,7 @@ func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Con
 		case l.binary:
 			c.fail(nil, invalidRequest("Invalid request: binary WebSocket messages are not supported; send each JSON-RPC message as one text message"))
 		default:
+			s.record.record(n, "in", l.line)
 			c.handleLine(l.line)
 		}
 		if err := c.out.failed(); err != nil {
@@ -181,6 +199,8 @@ type conn struct {
 	asks    map[string]*ask
 	// execs are the connection's streamed command/exec processes.
 	execs map[string]ExecStream
+	// starting counts turn/start calls in flight by thread (watch.go).
+	starting map[string]int
 }
 
 // threadState is what a connection keeps about a thread it follows.
@@ -192,6 +212,16 @@ type threadState struct {
 	stop context.CancelFunc
 	// pending are settings from thread/resume that the next turn applies.
 	pending settings
+	// mode is the collaboration mode of thread/settings/update, for turns
+	// whose turn/start names none.
+	mode json.RawMessage
+	// ephemeral: this connection started the thread with ephemeral: true
+	// (ephemeral.go).
+	ephemeral bool
+	// followed are the turns this connection has followed or had when it
+	// took the thread up (seeded: marked); see watch.go.
+	followed map[string]bool
+	seeded   bool
 	// follower follows the running turn, if any.
 	follower *follower
 }
@@ -212,7 +242,7 @@ type settings struct {
 
 func newConn(ctx context.Context, s *Server, out *lineWriter) *conn {
 	return &conn{s: s, ctx: ctx, out: out, inflight: map[string]bool{}, threads: map[string]*threadState{},
-		waiting: map[string]chan clientAnswer{}, asks: map[string]*ask{}}
+		waiting: map[string]chan clientAnswer{}, asks: map[string]*ask{}, starting: map[string]int{}}
 }
 
 func (c *conn) logf(format string, args ...any) {
@@ -365,15 +395,16 @@ func init() {
 		"experimentalFeature/list": (*conn).experimentalFeatureList,
 		"turn/steer":               (*conn).turnSteer,
 
-		"thread/archive":       (*conn).threadArchive,
-		"thread/unarchive":     (*conn).threadUnarchive,
-		"thread/name/set":      (*conn).threadNameSet,
-		"thread/unsubscribe":   (*conn).threadUnsubscribe,
-		"thread/loaded/list":   (*conn).threadLoadedList,
-		"thread/turns/list":    (*conn).threadTurnsList,
-		"thread/items/list":    (*conn).threadItemsList,
-		"thread/compact/start": (*conn).threadCompactStart,
-		"thread/goal/get":      (*conn).threadGoalGet,
+		"thread/archive":         (*conn).threadArchive,
+		"thread/unarchive":       (*conn).threadUnarchive,
+		"thread/name/set":        (*conn).threadNameSet,
+		"thread/unsubscribe":     (*conn).threadUnsubscribe,
+		"thread/loaded/list":     (*conn).threadLoadedList,
+		"thread/settings/update": (*conn).threadSettingsUpdate,
+		"thread/turns/list":      (*conn).threadTurnsList,
+		"thread/items/list":      (*conn).threadItemsList,
+		"thread/compact/start":   (*conn).threadCompactStart,
+		"thread/goal/get":        (*conn).threadGoalGet,
 
 		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 

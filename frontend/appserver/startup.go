@@ -10,7 +10,7 @@ import (
 // while they start, for capabilities this server lacks or keeps
 // elsewhere. Each answer is true of this server: no account to log into
 // (the server holds the model provider's credentials), no managed
-// requirements, hooks, plugins or collaboration modes.
+// requirements, hooks or plugins.
 
 // accountRead: the client needs no OpenAI login; the model provider's
 // key, if any, is the server's.
@@ -35,10 +35,6 @@ func emptyData(json.RawMessage, json.RawMessage) (*result, error) {
 }
 
 func (c *conn) hooksList(id, raw json.RawMessage) (*result, error) { return emptyData(id, raw) }
-
-func (c *conn) collaborationModeList(id, raw json.RawMessage) (*result, error) {
-	return emptyData(id, raw)
-}
 
 // mcpServerStatusList lists the configured MCP servers. Their tools are
 // not listed: a server runs on the worker, per turn, not in this process;

@@ -25,6 +25,9 @@ type threadParams struct {
 	// RequestUserInput (ours, experimental) offers the model the
 	// request_user_input tool, answered with item/tool/requestUserInput.
 	RequestUserInput bool `json:"requestUserInput"`
+	// Ephemeral (thread/start): archive the thread once this connection
+	// lets it go (ephemeral.go).
+	Ephemeral bool `json:"ephemeral"`
 	timeoutParams
 }
 
@@ -137,8 +140,15 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 	if err != nil {
 		return nil, asRequestError(err)
 	}
-	c.subscribe(info.ID)
+	sub := c.subscribe(info.ID)
+	c.seed(sub, nil) // a new thread has no turns
 	th := c.thread(info, statusIdle, nil)
+	if p.Ephemeral {
+		c.mu.Lock()
+		sub.ephemeral = true
+		c.mu.Unlock()
+		th.Ephemeral = true
+	}
 	return &result{
 		value: c.threadResponse(th, info, info.Config),
 		then: func() {
@@ -234,9 +244,10 @@ func (c *conn) subscribe(threadID string) *threadState {
 	defer c.mu.Unlock()
 	ts := c.threads[threadID]
 	if ts == nil {
-		ts = &threadState{id: threadID}
+		ts = &threadState{id: threadID, followed: map[string]bool{}}
 		ts.ctx, ts.stop = context.WithCancel(c.ctx)
 		c.threads[threadID] = ts
+		c.watch(ts)
 	}
 	return ts
 }
@@ -397,6 +408,11 @@ func (c *conn) threadResume(_ json.RawMessage, raw json.RawMessage) (*result, er
 		return nil, err
 	}
 	ts := c.subscribe(info.ID)
+	ids := make([]string, 0, len(info.View.Turns))
+	for _, t := range info.View.Turns {
+		ids = append(ids, t.TurnID)
+	}
+	c.seed(ts, ids)
 	c.mu.Lock()
 	ts.pending.merge(s)
 	pending := ts.pending
@@ -564,8 +580,16 @@ func (c *conn) threadUnsubscribe(_ json.RawMessage, raw json.RawMessage) (*resul
 		return nil, err
 	}
 	status := "notSubscribed"
-	if c.unsubscribe(p.ThreadID) {
-		status = "unsubscribed"
+	if ts := c.subscribed(p.ThreadID); ts != nil {
+		c.mu.Lock()
+		ephemeral := ts.ephemeral
+		c.mu.Unlock()
+		if c.unsubscribe(p.ThreadID) {
+			status = "unsubscribed"
+			if ephemeral {
+				c.s.dropEphemeral(p.ThreadID)
+			}
+		}
 	}
 	return &result{value: map[string]any{"status": status}}, nil
 }

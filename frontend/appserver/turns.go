@@ -23,6 +23,9 @@ type turnStartParams struct {
 	// Effort and Summary change the reasoning settings from this turn on.
 	Effort  *string `json:"effort"`
 	Summary *string `json:"summary"`
+	// CollaborationMode (experimental) puts this turn in plan or default
+	// mode (collab.go).
+	CollaborationMode json.RawMessage `json:"collaborationMode"`
 	timeoutParams
 }
 
@@ -50,6 +53,16 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	}
 	if p.Summary != nil {
 		s.Summary = *p.Summary
+	}
+	modeRaw := p.CollaborationMode
+	if ts := c.subscribed(p.ThreadID); !isSet(modeRaw) && ts != nil {
+		c.mu.Lock()
+		modeRaw = ts.mode
+		c.mu.Unlock()
+	}
+	mode, err := c.turnMode(modeRaw, &s)
+	if err != nil {
+		return nil, err
 	}
 	if err := (harness.Reasoning{Effort: s.Effort, Summary: s.Summary}).Validate(); err != nil {
 		return nil, invalidRequest("%s", strings.NewReplacer("model_reasoning_effort", "effort", "model_reasoning_summary", "summary").Replace(err.Error()))
@@ -79,9 +92,12 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		s = pending
 	}
 	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
-		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images}
+		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images, Mode: mode}
 	ctx, cancel := c.requestContext()
 	defer cancel()
+	// Until this turn's follower is registered, the watcher must not
+	// take the turn for another client's.
+	defer c.startingTurn(p.ThreadID)()
 	resp, err := c.s.backend.StartTurn(ctx, p.ThreadID, req)
 	for attempt := 0; err != nil && isRunning(err); attempt++ {
 		// A turn runs: its input goes into that turn, and the overrides
@@ -287,6 +303,7 @@ func (c *conn) newFollower(ts *threadState, turnID string, content []map[string]
 	f.tr = newTranslator(ts.id, turnID, c.nowMs)
 	c.mu.Lock()
 	f.prev, ts.follower = ts.follower, f
+	ts.followed[turnID] = true
 	c.mu.Unlock()
 	return f
 }

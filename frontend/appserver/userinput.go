@@ -76,8 +76,9 @@ func userInputParams(d workflows.DynamicCall) (map[string]any, error) {
 			}
 			opts = list
 		}
+		// isOther: any answer the user types is read, choice or not.
 		qs = append(qs, map[string]any{"id": id, "header": orDefault(q.Header, id), "question": q.Question,
-			"isOther": false, "isSecret": false, "options": opts})
+			"isOther": true, "isSecret": false, "options": opts})
 	}
 	return map[string]any{"threadId": d.ThreadID, "turnId": d.TurnID, "itemId": d.ItemID, "questions": qs, "autoResolutionMs": nil,
 		// Required since 0.171: the turn waits for the answer.

@@ -22,6 +22,7 @@ import (
 type AppCmd struct {
 	Listen       string `default:"stdio://" placeholder:"ADDR" help:"Transport: stdio:// (one JSON message per line on stdin/stdout), ws://HOST:PORT or unix://PATH (WebSocket, many clients; codex --remote ADDR)."`
 	AuthTokenEnv string `name:"auth-token-env" placeholder:"VAR" help:"Require the bearer token in environment variable VAR on every WebSocket upgrade (needed to bind a non-loopback address)."`
+	Transcript   string `placeholder:"FILE" help:"Append every message in and out of every connection to FILE, one JSON line each (debugging; it holds prompts and output)."`
 }
 
 // Run serves one client until stdin closes. Threads and turns live in
@@ -42,7 +43,16 @@ func (a *AppCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		return err
 	}
 	defer b.Close()
-	srv := appserver.New(appBackend(ctx, b, g, cfg), appOptions(cfg, stdio.Err))
+	opts := appOptions(cfg, stdio.Err)
+	if a.Transcript != "" {
+		f, err := os.OpenFile(a.Transcript, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return exitf(2, "app-server: --transcript: %v", err)
+		}
+		defer f.Close()
+		opts.Transcript = f
+	}
+	srv := appserver.New(appBackend(ctx, b, g, cfg), opts)
 	return serveApp(ctx, srv, ep, stdio)
 }
 

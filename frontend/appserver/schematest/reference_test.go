@@ -18,7 +18,7 @@ import (
 func TestBundlesAreWhatCodexGenerates(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
 	e2e := filepath.Join(filepath.Dir(self), "..", "..", "..", "e2e")
-	for version, pkg := range map[string]string{"0.140": "codexschema", "0.171": "codexcli"} {
+	for version, pkg := range map[string]string{"0.140": "codexschema", "0.171": "codexcli", Experimental: "codexcli"} {
 		t.Run(version, func(t *testing.T) {
 			// The platform package's binary: npm ci cannot always install
 			// the wrapper package from a lock file, because its platform
@@ -28,7 +28,11 @@ func TestBundlesAreWhatCodexGenerates(t *testing.T) {
 				t.Fatalf("the reference Codex CLI %s is not installed (%v): run `npm ci --prefix e2e/%s`", version, err, pkg)
 			}
 			out := t.TempDir()
-			cmd := exec.Command(bin, "app-server", "generate-json-schema", "--out", out)
+			args := []string{"app-server", "generate-json-schema", "--out", out}
+			if version == Experimental {
+				args = append(args, "--experimental")
+			}
+			cmd := exec.Command(bin, args...)
 			cmd.Env = append(os.Environ(), "CODEX_HOME="+t.TempDir())
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("codex app-server generate-json-schema: %v\n%s", err, b)

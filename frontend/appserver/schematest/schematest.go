@@ -68,7 +68,18 @@ var responses = map[string]string{
 	"mcpServerStatus/list":    "v2/ListMcpServerStatusResponse",
 
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
+
+	// Experimental: only the experimental bundle defines these.
+	"collaborationMode/list":                    "v2/CollaborationModeListResponse",
+	"thread/settings/update":                    "v2/ThreadSettingsUpdateResponse",
+	"thread/backgroundTerminals/list":           "v2/ThreadBackgroundTerminalsListResponse",
+	"account/bedrock/checkGovCloudRequirements": "v2/BedrockCheckGovCloudRequirementsResponse",
 }
+
+// Experimental is the bundle of 0.171 with --experimental, in
+// ../testdata/schema/Experimental: consulted only for a definition no
+// version's stable bundle has (the responses of experimental methods).
+const Experimental = "0.171-experimental"
 
 // bundle is one version's compiled schema.
 type bundle struct {
@@ -82,7 +93,8 @@ type bundle struct {
 // Validator validates messages a server sends against every version's
 // bundle.
 type Validator struct {
-	bundles []*bundle
+	bundles      []*bundle
+	experimental *bundle
 }
 
 // Load reads every version's bundle.
@@ -95,6 +107,11 @@ func Load() (*Validator, error) {
 		}
 		v.bundles = append(v.bundles, b)
 	}
+	b, err := loadBundle(Experimental)
+	if err != nil {
+		return nil, err
+	}
+	v.experimental = b
 	return v, nil
 }
 
@@ -177,6 +194,9 @@ func (v *Validator) Check(def string, value []byte) error {
 		if err := b.check(def, value); err != nil {
 			return err
 		}
+	}
+	if !found && v.experimental.defs[def] {
+		return v.experimental.check(def, value)
 	}
 	if !found {
 		return fmt.Errorf("no version's schema defines %s", def)

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+)
+
+// Plan mode in the Codex TUI: Shift+Tab switches it on, the turn carries
+// the plan instructions and request_user_input, the model's question
+// comes up in the TUI's own question prompt, a key answers it, and the
+// model reads the answer.
+func TestCodexTUIPlanModeAsksTheUser(t *testing.T) {
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "paint the wall", Steps: []fakemodel.Step{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "request_user_input", Arguments: json.RawMessage(
+				`{"questions":[{"id":"color","header":"Color","question":"Which color should the wall be?","options":[{"label":"Red (Recommended)","description":"warm"},{"label":"Blue","description":"cool"}]}]}`)}}},
+			{Text: "the plan uses the chosen color"},
+		}},
+	}})
+	dev := e.startDevNoListen()
+	defer dev.kill()
+	app, url := e.listenApp("ws://127.0.0.1:0")
+	defer app.kill()
+	tui := startTUI(t, e, url)
+	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
+	tui.keys("BTab")
+	tui.waitFor("plan mode", func(s string) bool { return strings.Contains(s, "Plan mode") })
+	tui.keys("-l", "paint the wall")
+	tui.waitFor("the prompt to be typed", func(s string) bool { return strings.Contains(s, "paint the wall") })
+	tui.keys("Enter")
+	tui.waitFor("the model's question", func(s string) bool {
+		return strings.Contains(s, "Which color should the wall be?") && strings.Contains(s, "2. Blue")
+	})
+	tui.keys("Down")
+	tui.keys("Enter")
+	tui.waitFor("the turn to finish", func(s string) bool { return strings.Contains(s, "the plan uses the chosen color") })
+
+	answered := e.model.Server.RequestsContaining("color: Blue")
+	if len(answered) != 1 {
+		t.Fatalf("the model read the answer in %d requests, want 1", len(answered))
+	}
+	body := string(answered[0].Body)
+	for _, want := range []string{"<collaboration_mode># Plan mode", `"name":"request_user_input"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the plan-mode request lacks %s", want)
+		}
+	}
+	if out := app.stderr.String(); strings.Contains(out, "unknown method") {
+		t.Errorf("the TUI called methods the server does not know:\n%s", out)
+	}
+}

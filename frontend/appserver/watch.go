@@ -1,0 +1,105 @@
+package appserver
+
+import (
+	"time"
+)
+
+// Turns other clients start. A connection follows the turns it starts
+// (turn/start) and the one running when it resumes a thread; a turn that
+// another client (another connection, another app-server, `interpreter
+// exec`) starts later on a thread this connection follows is found by
+// reading the idle thread every watchInterval, and followed from its
+// first event, so the connection gets its turn/started, items and
+// turn/completed even when it ended between two reads.
+
+// watchInterval is how often an idle followed thread is read.
+var watchInterval = time.Second
+
+// watch looks for other clients' turns on a thread until the connection
+// lets the thread go. The turns the thread had when the connection took
+// it up are the client's to read (thread/resume, thread/read): [seed]
+// marks them, or else the first read does; only later ones are followed.
+func (c *conn) watch(ts *threadState) {
+	c.background(func() {
+		tick := time.NewTicker(watchInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ts.ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if c.busy(ts) {
+				continue
+			}
+			info, err := c.s.backend.Thread(ts.ctx, ts.id)
+			if err != nil || info.View == nil {
+				continue
+			}
+			ids := make([]string, 0, len(info.View.Turns)+1)
+			for _, t := range info.View.Turns {
+				ids = append(ids, t.TurnID)
+			}
+			c.seed(ts, ids)
+			if info.View.RunningTurn != "" {
+				ids = append(ids, info.View.RunningTurn)
+			}
+			for _, id := range ids {
+				c.followForeign(ts, id)
+			}
+		}
+	})
+}
+
+// seed marks the turns a thread had when this connection took it up, once.
+func (c *conn) seed(ts *threadState, turnIDs []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts.seeded {
+		return
+	}
+	ts.seeded = true
+	for _, id := range turnIDs {
+		ts.followed[id] = true
+	}
+}
+
+// busy: the connection follows a turn of the thread already, or is
+// starting one (whose follower comes with the turn/start response).
+func (c *conn) busy(ts *threadState) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return ts.follower != nil || c.starting[ts.id] > 0
+}
+
+// followForeign follows a turn this connection did not start, from its
+// first event, unless it follows or followed that turn already.
+func (c *conn) followForeign(ts *threadState, turnID string) {
+	c.mu.Lock()
+	skip := ts.followed[turnID] || c.starting[ts.id] > 0
+	c.mu.Unlock()
+	if skip {
+		return
+	}
+	log, err := c.s.backend.TurnLog(ts.ctx, turnID)
+	if err != nil {
+		return
+	}
+	f := c.newFollower(ts, turnID, userContent([]userInput{{Type: "text", Text: log.Prompt}}), 0)
+	f.start()
+}
+
+// startingTurn tells the thread's watcher that this connection is
+// starting a turn there; the returned func says it is done.
+func (c *conn) startingTurn(threadID string) func() {
+	c.mu.Lock()
+	c.starting[threadID]++
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.starting[threadID]--; c.starting[threadID] <= 0 {
+			delete(c.starting, threadID)
+		}
+	}
+}
