@@ -360,3 +360,9 @@ func (a *TemporalBackend) latestRun(ctx context.Context, id, runID string) bool 
 func (a *TemporalBackend) Live(turnID string) LiveReader {
 	return threads.NewLiveOutput(a.Client, turnID)
 }
+
+// ThreadChanges implements [ThreadChanger] with the thread's history long
+// poll.
+func (a *TemporalBackend) ThreadChanges(ctx context.Context, threadID string) <-chan struct{} {
+	return threads.ThreadChanges(ctx, a.Client, threadID)
+}

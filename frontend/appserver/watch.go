@@ -1,6 +1,7 @@
 package appserver
 
 import (
+	"context"
 	"time"
 )
 
@@ -8,12 +9,46 @@ import (
 // (turn/start) and the one running when it resumes a thread; a turn that
 // another client (another connection, another app-server, `interpreter
 // exec`) starts later on a thread this connection follows is found by
-// reading the idle thread every watchInterval, and followed from its
-// first event, so the connection gets its turn/started, items and
-// turn/completed even when it ended between two reads.
+// reading the idle thread whenever it changes (a backend that implements
+// [ThreadChanger] says when; others are read every watchInterval), and
+// followed from its first event, so the connection gets its turn/started,
+// items and turn/completed even when it ended between two reads.
 
-// watchInterval is how often an idle followed thread is read.
+// watchInterval is how often an idle followed thread is read when the
+// backend cannot say when it changes.
 var watchInterval = time.Second
+
+// ThreadChanger is a [Backend] that can tell when a thread's view may have
+// changed, so an idle followed thread costs no reads.
+type ThreadChanger interface {
+	// ThreadChanges ticks after each change; it is closed when ctx ends.
+	ThreadChanges(ctx context.Context, threadID string) <-chan struct{}
+}
+
+// changes is what wakes the watcher of ts.
+func (c *conn) changes(ts *threadState) (<-chan struct{}, func()) {
+	if tc, ok := c.s.backend.(ThreadChanger); ok {
+		return tc.ThreadChanges(ts.ctx, ts.id), func() {}
+	}
+	tick := time.NewTicker(watchInterval)
+	ch := make(chan struct{})
+	go func() {
+		defer close(ch)
+		for {
+			select {
+			case <-ts.ctx.Done():
+				return
+			case <-tick.C:
+				select {
+				case ch <- struct{}{}:
+				case <-ts.ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return ch, tick.Stop
+}
 
 // watch looks for other clients' turns on a thread until the connection
 // lets the thread go. The turns the thread had when the connection took
@@ -21,13 +56,16 @@ var watchInterval = time.Second
 // marks them, or else the first read does; only later ones are followed.
 func (c *conn) watch(ts *threadState) {
 	c.background(func() {
-		tick := time.NewTicker(watchInterval)
-		defer tick.Stop()
+		wake, stop := c.changes(ts)
+		defer stop()
 		for {
 			select {
 			case <-ts.ctx.Done():
 				return
-			case <-tick.C:
+			case _, ok := <-wake:
+				if !ok {
+					return
+				}
 			}
 			if c.busy(ts) {
 				continue
