@@ -87,6 +87,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
 	}
 	o.Activities.HostQueue = o.HostQueue
+	if o.Activities.Pollers == nil {
+		o.Activities.Pollers = pollers(c, namespaceOr(o.Namespace))
+	}
 	if o.Reclaimed != nil && !o.ToolsOnly {
 		unstickFirst(c, o)
 	}
@@ -141,6 +144,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared.RegisterWorkflowWithOptions(workflows.MemoryConsolidationWorkflow, workflow.RegisterOptions{Name: "MemoryConsolidationWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.ScheduledMemoryWorkflow, workflow.RegisterOptions{Name: "ScheduledMemoryWorkflow"})
 	w.shared.RegisterActivity(o.Activities.CallModel)
+	w.shared.RegisterActivity(o.Activities.HostPollers)
 	// Also run in-process, as a local activity, when a turn's workspace
 	// host is this worker (see workflows: skills).
 	w.shared.RegisterActivity(o.Activities.DiscoverSkills)
@@ -190,6 +194,13 @@ func unstickFirst(c client.Client, o Options) {
 	if err := Unstick(ctx, c, ns); err != nil && ctx.Err() == nil {
 		o.Reclaimed(0, err)
 	}
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
 }
 
 // sessionQueue names the queue of this process's unified-exec sessions.

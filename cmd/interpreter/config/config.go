@@ -248,6 +248,9 @@ type Temporal struct {
 	// HostQueue is this workspace host's tool queue. Load fills it with
 	// DefaultHostQueue when unset.
 	HostQueue string `toml:"host_queue"`
+	// HostWait is how long a tool call waits for a host queue no worker
+	// polls before the turn fails (0: the default, 2 min).
+	HostWait Duration `toml:"host_wait"`
 	// LocalModelCalls chooses how model calls run. Unset (the default):
 	// a call waits up to 250 ms for its answer inside the turn's workflow
 	// task (a local activity); a call still streaming then is taken over
@@ -312,6 +315,9 @@ func (c *Config) validate() error {
 	}
 	if c.ModelContextWindow < 0 {
 		return fmt.Errorf("invalid model_context_window %d: must not be negative", c.ModelContextWindow)
+	}
+	if c.Temporal.HostWait.Duration < 0 {
+		return fmt.Errorf("invalid temporal.host_wait %s: must not be negative", c.Temporal.HostWait)
 	}
 	if c.TurnTimeout.Duration < 0 {
 		return fmt.Errorf("invalid turn_timeout %s: must not be negative", c.TurnTimeout)
