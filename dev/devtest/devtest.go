@@ -95,6 +95,8 @@ type WorkerOptions struct {
 	// SkillSettings say which skills are enabled (nil: all); the user's
 	// skills are looked up under <Dir>/user-home, never the real home.
 	SkillSettings func() (skills.Settings, error)
+	// Versioning puts the shared worker into a Worker Deployment.
+	Versioning *worker.Versioning
 }
 
 // StartWorker starts a worker sharing the world's store.
@@ -121,7 +123,7 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 		c = w.Client
 	}
 	ws, err := worker.Start(c, worker.Options{TaskQueue: TaskQueue, HostQueue: o.HostQueue,
-		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing})
+		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing, Versioning: o.Versioning})
 	if err != nil {
 		w.TB.Fatal(err)
 	}
