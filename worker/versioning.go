@@ -79,7 +79,7 @@ const promoteTimeout = 20 * time.Second
 
 // Promote makes v's build the current version of its deployment when
 // v.Promote asks or the deployment has no current version; it reports
-// whether it did.
+// whether the build is current now.
 func Promote(ctx context.Context, c client.Client, v Versioning) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, promoteTimeout)
 	defer cancel()
@@ -90,7 +90,7 @@ func Promote(ctx context.Context, c client.Client, v Versioning) (bool, error) {
 		if err == nil {
 			cur := d.Info.RoutingConfig.CurrentVersion
 			if cur != nil && cur.BuildID == v.BuildID {
-				return false, nil
+				return true, nil
 			}
 			if cur != nil && !v.Promote {
 				return false, nil

@@ -74,9 +74,10 @@ type Workers struct {
 	sessions worker.Worker // this process's unified-exec sessions
 	calls    worker.Worker // this process's handed-off model calls; nil for a tools-only worker
 	acts     *activities.Activities
-	// Promoted tells whether this worker made its build the deployment's
-	// current version; PromoteErr why it could not.
-	Promoted   bool
+	// Current tells whether this worker's build is its deployment's
+	// current version (new turns start on it); PromoteErr why it could
+	// not be made so.
+	Current    bool
 	PromoteErr error
 }
 
@@ -178,7 +179,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)
 	}
 	if o.Versioning != nil {
-		w.Promoted, w.PromoteErr = Promote(context.Background(), c, *o.Versioning)
+		w.Current, w.PromoteErr = Promote(context.Background(), c, *o.Versioning)
 	}
 	return w, nil
 }

@@ -40,7 +40,7 @@ func TestRollingUpgradeKeepsATurnOnItsBuild(t *testing.T) {
 	})
 	stop()
 	b2 := w.StartWorker(WorkerOptions{Name: "worker-b2", Versioning: &worker.Versioning{BuildID: "b2", Promote: true}})
-	if !b2.Promoted || b2.PromoteErr != nil {
+	if !b2.Current || b2.PromoteErr != nil {
 		t.Fatalf("b2 not made current: %v", b2.PromoteErr)
 	}
 	_, res := w.RunTurn(ctx, cfg, "new")

@@ -43,6 +43,10 @@ type WorkerCmd struct {
 	TaskQueue    string `name:"task-queue" help:"Shared task queue (workflows and model calls)."`
 	HostQueue    string `name:"host-queue" help:"This workspace host's tool task queue (default: <task-queue>-host-<hostname>)."`
 	ToolsOnly    bool   `name:"tools-only" help:"Only run this host's tools (shell, patches); leave workflows and model calls to other workers."`
+	BuildID      string `name:"build-id" env:"INTERPRETER_BUILD_ID" help:"This build's id in the Worker Deployment (default: the binary's VCS revision, else a hash of it)."`
+	Deployment   string `help:"The Worker Deployment's name (default: interpreter)."`
+	Promote      bool   `help:"Make this build the deployment's current version: new turns start on it (see README: upgrading)."`
+	Unversioned  bool   `help:"Poll without worker versioning (all workers of the queue must then run one build)."`
 }
 
 func (w *WorkerCmd) overrides() []string {
@@ -80,8 +84,22 @@ func (w *WorkerCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 			fmt.Fprint(io.Err, "interpreter: "+msg)
 		}
 	}
-	if err := b.startWorker(cfg, "worker", w.ToolsOnly); err != nil {
+	var v *worker.Versioning
+	if !w.Unversioned && !w.ToolsOnly {
+		v = &worker.Versioning{Deployment: w.Deployment, BuildID: w.BuildID, Promote: w.Promote}
+	}
+	if err := b.startWorker(cfg, "worker", w.ToolsOnly, v); err != nil {
 		return err
+	}
+	if v != nil {
+		switch ws := b.workers; {
+		case ws.PromoteErr != nil:
+			fmt.Fprintf(io.Err, "interpreter: warning: %v\n", ws.PromoteErr)
+		case ws.Current:
+			fmt.Fprintf(io.Out, "Build %s is the current version of deployment %s: new turns start on it\n", v.BuildID, v.Deployment)
+		default:
+			fmt.Fprintf(io.Out, "Build %s joined deployment %s (not current: it runs the turns pinned to it; --promote makes it current)\n", v.BuildID, v.Deployment)
+		}
 	}
 	fmt.Fprintf(io.Out, "Worker connected to %s (namespace %s): task queue %s, host queue %s\n",
 		cfg.Temporal.Address, cfg.Temporal.Namespace, cfg.Temporal.TaskQueue, cfg.Temporal.HostQueue)
