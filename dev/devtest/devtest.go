@@ -97,14 +97,24 @@ type WorkerOptions struct {
 	SkillSettings func() (skills.Settings, error)
 	// Versioning puts the shared worker into a Worker Deployment.
 	Versioning *worker.Versioning
+	// Store is the worker's store directory (default: the world's,
+	// shared by all its workers); Remote its second tier.
+	Store  string
+	Remote activities.Remote
 }
 
 // StartWorker starts a worker sharing the world's store.
 func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 	w.TB.Helper()
-	acts, err := activities.New(w.Store)
+	if o.Store == "" {
+		o.Store = w.Store
+	}
+	acts, err := activities.New(o.Store)
 	if err != nil {
 		w.TB.Fatal(err)
+	}
+	if o.Remote != nil {
+		acts.Store.SetRemote(o.Remote)
 	}
 	acts.CommandEnv = o.CommandEnv
 	acts.MCPEnv = o.MCPEnv

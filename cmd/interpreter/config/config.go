@@ -114,6 +114,8 @@ type Config struct {
 	Profiles map[string]map[string]any `toml:"profiles"`
 
 	Temporal Temporal `toml:"temporal"`
+	// Store is where workers keep transcripts ([store]).
+	Store Store `toml:"store"`
 
 	WorkspaceWrite   WorkspaceWrite   `toml:"sandbox_workspace_write"`
 	ShellEnvironment ShellEnvironment `toml:"shell_environment_policy"`
@@ -265,6 +267,16 @@ type Temporal struct {
 	// front ends (default: the dev server's http://127.0.0.1:8233 when
 	// address is the default).
 	UIURL string `toml:"ui_url"`
+}
+
+// Store holds the [store] section: by default each worker's transcripts
+// are in $INTERPRETER_HOME/store; with URL they are on a blob server all
+// workers reach (`interpreter store serve`), the directory a cache.
+type Store struct {
+	URL string `toml:"url"`
+	// TokenEnv names the environment variable holding the server's bearer
+	// token.
+	TokenEnv string `toml:"token_env"`
 }
 
 // Home returns the interpreter home directory the configuration was loaded
