@@ -19,7 +19,7 @@ type HostPollersOutput struct {
 // LivePollerAge is how recently a worker must have polled to count as
 // alive: a live worker's long poll lasts at most about a minute before it
 // polls again, while the server lists a worker that is gone for minutes.
-const LivePollerAge = 75 * time.Second
+const LivePollerAge = 70 * time.Second
 
 // HostPollers tells a turn whose tool call waits on a host queue whether
 // any worker serves that host (it is busy) or none does (it is missing).

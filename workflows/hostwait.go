@@ -27,7 +27,7 @@ const hostWarnAfter = 5 * time.Second
 
 // hostBusyStep is how long a call waits on a host that has live pollers
 // before it looks again (they may be busy, or a worker just died).
-const hostBusyStep = 30 * time.Second
+const hostBusyStep = 15 * time.Second
 
 // watchHost gives onHost a way to end the turn. Turns before hostWaitCode
 // get no new context, so they issue the same commands as before.
