@@ -40,9 +40,11 @@ import "go.temporal.io/sdk/workflow"
 //
 // Unlike a marker, a code is not checked by an older build: a worker that
 // predates code N runs a code-N turn with its own, older branches, and a
-// newer worker could not replay that history. So, as for any change of
-// workflow code, workers of a new build replace the old ones; they do not
-// run beside them on the same task queue.
+// newer worker could not replay that history. That is why turn workflows
+// are pinned to the build that began them when workers run in a Worker
+// Deployment (worker.Versioning): builds then run side by side during a
+// rolling upgrade, each turn on its own. Unversioned workers of a new
+// build must replace the old ones instead.
 const turnCode = hostWaitCode
 
 // changed tells whether the turn runs the new side of changeID, a change
