@@ -22,7 +22,8 @@ const hostWaitCode = 8
 const DefaultHostWait = 2 * time.Minute
 
 // hostWarnAfter is how long a tool call waits for its host's worker before
-// the turn says so: a live worker takes a call within milliseconds.
+// the turn says so (half host_wait when that is shorter): a live worker
+// takes a call within milliseconds.
 const hostWarnAfter = 5 * time.Second
 
 // hostBusyStep is how long a call waits on a host that has live pollers
@@ -63,7 +64,7 @@ func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, 
 		bound = DefaultHostWait
 	}
 	host := opts.TaskQueue
-	step, missing := min(hostWarnAfter, bound), time.Duration(0)
+	step, missing := min(hostWarnAfter, bound/2), time.Duration(0)
 	for {
 		o := opts
 		o.ScheduleToStartTimeout = step
@@ -77,12 +78,12 @@ func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, 
 			step = hostBusyStep
 			continue
 		}
+		t.warnHost(fmt.Sprintf("no worker serves host %s; waiting (the turn fails after %s: temporal.host_wait)", host, bound))
 		missing += step
 		if missing >= bound {
 			t.hostGiveUp(fmt.Sprintf("no worker serves host %s: gave up after %s (temporal.host_wait)", host, bound))
 			return err
 		}
-		t.warnHost(fmt.Sprintf("no worker serves host %s; waiting (the turn fails after %s: temporal.host_wait)", host, bound))
 		step = bound - missing
 	}
 }
