@@ -220,7 +220,9 @@ func TestClusterCLIServer(t *testing.T) {
 	_ = wb
 	begun = time.Now()
 	kill := k.exec("host-b", "-c", "temporal.host_wait=5s", "--json", "kill cell")
-	kill.waitFor(func() bool { return k.model.Server.ArrivalsContaining("started-b") > 0 || strings.Contains(kill.stdout.String(), "sleep 60") },
+	kill.waitFor(func() bool {
+		return k.model.Server.ArrivalsContaining("started-b") > 0 || strings.Contains(kill.stdout.String(), "sleep 60")
+	},
 		60*time.Second, "the command on host b")
 	wb.kill()
 	if code := kill.wait(4 * time.Minute); code == 0 || !strings.Contains(kill.stdout.String()+kill.stderr.String(), "no worker serves host host-b") {
