@@ -147,7 +147,7 @@ func TestClusterCLIServer(t *testing.T) {
 		{Match: "slow old cell", Steps: []fakemodel.Step{{Shell: "sleep 3; echo slept"}, {Text: "old done"}}},
 		{Match: "new build cell", Steps: []fakemodel.Step{{Text: "new done"}}},
 		{Match: "missing host cell", Steps: []fakemodel.Step{{Shell: "echo never > z.txt"}, {Text: "z done"}}},
-		{Match: "kill cell", Steps: []fakemodel.Step{{Shell: "echo started-b; sleep 60"}, {Shell: "echo again > again.txt"}, {Text: "kill done"}}},
+		{Match: "kill cell", Steps: []fakemodel.Step{{Shell: "touch started-b.txt; sleep 60"}, {Shell: "echo again > again.txt"}, {Text: "kill done"}}},
 	}})
 
 	// Setup: the CLI's server has none of our search attributes.
@@ -217,16 +217,18 @@ func TestClusterCLIServer(t *testing.T) {
 	// Host b's worker killed while its command runs: the command is
 	// reported interrupted, and the next one, with no worker left for
 	// host b, fails the turn instead of waiting for the turn timeout.
-	_ = wb
 	begun = time.Now()
 	kill := k.exec("host-b", "-c", "temporal.host_wait=5s", "--json", "kill cell")
-	kill.waitFor(func() bool {
-		return k.model.Server.ArrivalsContaining("started-b") > 0 || strings.Contains(kill.stdout.String(), "sleep 60")
-	},
-		60*time.Second, "the command on host b")
+	waitUntil(t, func() bool {
+		_, err := os.Stat(filepath.Join(k.work, "started-b.txt"))
+		return err == nil
+	}, 60*time.Second, "the command on host b", func() string { return kill.stdout.String() + kill.stderr.String() })
 	wb.kill()
 	if code := kill.wait(4 * time.Minute); code == 0 || !strings.Contains(kill.stdout.String()+kill.stderr.String(), "no worker serves host host-b") {
 		t.Fatalf("killed host: exit %d\n%s%s", code, kill.stdout, kill.stderr)
+	}
+	if !strings.Contains(kill.stdout.String(), "interrupted") && !strings.Contains(kill.stdout.String(), "was not run again") {
+		t.Errorf("killed host: the command is not reported interrupted:\n%s", kill.stdout)
 	}
 	t.Logf("killed host: the turn failed %s after it began", time.Since(begun).Round(time.Second))
 	if _, err := os.Stat(filepath.Join(k.work, "again.txt")); err == nil {
