@@ -128,7 +128,7 @@ func (s *Store) getLocal(ref string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(s.path(ref))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s (is the store directory %s shared by all workers?)", ErrMissing, ref, s.dir)
+		return nil, fmt.Errorf("%w: %s (workers on several machines share the store directory %s or a blob server: [store] url)", ErrMissing, ref, s.dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
