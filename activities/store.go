@@ -22,13 +22,18 @@ import (
 type Store struct {
 	dir   string
 	cache *lru.Cache[string, []byte]
-	// remote, when set, holds every blob; the directory caches it.
+	// remote, when set, holds every blob; the directory caches it. sent
+	// are the blobs this process knows the remote holds.
 	remote Remote
+	sent   *lru.Cache[string, struct{}]
 }
 
 // SetRemote makes r the store's second tier: every Put also goes there
 // (before it returns), and a blob missing here is fetched from there.
-func (s *Store) SetRemote(r Remote) { s.remote = r }
+func (s *Store) SetRemote(r Remote) {
+	s.remote = r
+	s.sent, _ = lru.New[string, struct{}](1 << 16)
+}
 
 // manifest is an ordered list of entry refs: one transcript.
 type manifest struct {
@@ -57,12 +62,13 @@ func (s *Store) Put(data []byte) (string, error) {
 		return s.putLocal(data)
 	}
 	ref := RefOf(data)
-	if s.cache.Contains(ref) {
-		return ref, nil // already written through by this process
+	if s.sent.Contains(ref) {
+		return ref, nil
 	}
 	if err := s.remote.Put(context.Background(), ref, data); err != nil {
 		return "", err
 	}
+	s.sent.Add(ref, struct{}{})
 	return s.putLocal(data)
 }
 
@@ -113,6 +119,7 @@ func (s *Store) Get(ref string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.sent.Add(ref, struct{}{})
 	if _, err := s.putLocal(b); err != nil {
 		return nil, err
 	}
