@@ -6,6 +6,7 @@
 package activities
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ import (
 // Activities holds the dependencies of every activity.
 type Activities struct {
 	Store *Store
+	// Pollers lists when each worker polling an activity task queue last
+	// polled it (the worker fills it from its Temporal client).
+	Pollers func(ctx context.Context, queue string) ([]time.Time, error)
 	// DemoBaseURL is where the built-in demo provider is served (the
 	// scripted fake model started by the worker process).
 	DemoBaseURL string

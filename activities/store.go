@@ -1,8 +1,7 @@
 package activities
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,10 +17,22 @@ import (
 // content-addressed blobs, so workflow history carries a short reference
 // instead of the whole conversation on every model call. Blobs are immutable;
 // writes are atomic (temp file + rename), so a retried activity can rewrite
-// them safely. Workers that share model calls must share the directory.
+// them safely. Workers that share model calls share the directory, or
+// each keeps its own as a cache of a [Remote] they all reach.
 type Store struct {
 	dir   string
 	cache *lru.Cache[string, []byte]
+	// remote, when set, holds every blob; the directory caches it. sent
+	// are the blobs this process knows the remote holds.
+	remote Remote
+	sent   *lru.Cache[string, struct{}]
+}
+
+// SetRemote makes r the store's second tier: every Put also goes there
+// (before it returns), and a blob missing here is fetched from there.
+func (s *Store) SetRemote(r Remote) {
+	s.remote = r
+	s.sent, _ = lru.New[string, struct{}](1 << 16)
 }
 
 // manifest is an ordered list of entry refs: one transcript.
@@ -47,8 +58,22 @@ func (s *Store) path(ref string) string {
 
 // Put writes data and returns its reference.
 func (s *Store) Put(data []byte) (string, error) {
-	sum := sha256.Sum256(data)
-	ref := hex.EncodeToString(sum[:16])
+	if s.remote == nil {
+		return s.putLocal(data)
+	}
+	ref := RefOf(data)
+	if s.sent.Contains(ref) {
+		return ref, nil
+	}
+	if err := s.remote.Put(context.Background(), ref, data); err != nil {
+		return "", err
+	}
+	s.sent.Add(ref, struct{}{})
+	return s.putLocal(data)
+}
+
+func (s *Store) putLocal(data []byte) (string, error) {
+	ref := RefOf(data)
 	if s.cache.Contains(ref) {
 		return ref, nil
 	}
@@ -84,8 +109,24 @@ func (s *Store) Put(data []byte) (string, error) {
 // share the store directory with the worker that wrote it.
 var ErrMissing = errors.New("blob not in store")
 
-// Get reads a blob.
+// Get reads a blob, from the remote tier when it is not here.
 func (s *Store) Get(ref string) ([]byte, error) {
+	b, err := s.getLocal(ref)
+	if s.remote == nil || !errors.Is(err, ErrMissing) {
+		return b, err
+	}
+	b, err = s.remote.Get(context.Background(), ref)
+	if err != nil {
+		return nil, err
+	}
+	s.sent.Add(ref, struct{}{})
+	if _, err := s.putLocal(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (s *Store) getLocal(ref string) ([]byte, error) {
 	if len(ref) < 3 {
 		return nil, fmt.Errorf("store: bad reference %q", ref)
 	}
@@ -94,7 +135,7 @@ func (s *Store) Get(ref string) ([]byte, error) {
 	}
 	b, err := os.ReadFile(s.path(ref))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s (is the store directory %s shared by all workers?)", ErrMissing, ref, s.dir)
+		return nil, fmt.Errorf("%w: %s (workers on several machines share the store directory %s or a blob server: [store] url)", ErrMissing, ref, s.dir)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)

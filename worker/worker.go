@@ -49,6 +49,9 @@ type Options struct {
 	Tracing *Tracing
 	// Namespace is the client's namespace (default "default").
 	Namespace string
+	// Versioning, when set, puts the shared queue's worker into a Worker
+	// Deployment (rolling upgrades); nil: an unversioned worker.
+	Versioning *Versioning
 	// Reclaimed, when set, hears how a starting worker's [Reclaim] of a
 	// dead process's activities went (and an [Unstick] that failed);
 	// without it, neither runs.
@@ -71,6 +74,11 @@ type Workers struct {
 	sessions worker.Worker // this process's unified-exec sessions
 	calls    worker.Worker // this process's handed-off model calls; nil for a tools-only worker
 	acts     *activities.Activities
+	// Current tells whether this worker's build is its deployment's
+	// current version (new turns start on it); PromoteErr why it could
+	// not be made so.
+	Current    bool
+	PromoteErr error
 }
 
 // Start registers everything and starts polling both queues.
@@ -87,6 +95,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
 	}
 	o.Activities.HostQueue = o.HostQueue
+	if o.Activities.Pollers == nil {
+		o.Activities.Pollers = pollers(c, namespaceOr(o.Namespace))
+	}
 	if o.Reclaimed != nil && !o.ToolsOnly {
 		unstickFirst(c, o)
 	}
@@ -135,12 +146,26 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		host.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.HandoffQueue, err)
 	}
-	w.shared = worker.New(c, o.TaskQueue, base)
+	sharedOpts := base
+	turnOpts := workflow.RegisterOptions{Name: "TurnWorkflow"}
+	if v := o.Versioning; v != nil {
+		if v.Deployment == "" {
+			v.Deployment = DefaultDeployment
+		}
+		if v.BuildID == "" {
+			v.BuildID = DefaultBuildID()
+		}
+		sharedOpts.DeploymentOptions = v.options()
+		// A turn's whole run stays on the build that began it.
+		turnOpts.VersioningBehavior = workflow.VersioningBehaviorPinned
+	}
+	w.shared = worker.New(c, o.TaskQueue, sharedOpts)
 	w.shared.RegisterWorkflowWithOptions(workflows.ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
-	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, workflow.RegisterOptions{Name: "TurnWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, turnOpts)
 	w.shared.RegisterWorkflowWithOptions(workflows.MemoryConsolidationWorkflow, workflow.RegisterOptions{Name: "MemoryConsolidationWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.ScheduledMemoryWorkflow, workflow.RegisterOptions{Name: "ScheduledMemoryWorkflow"})
 	w.shared.RegisterActivity(o.Activities.CallModel)
+	w.shared.RegisterActivity(o.Activities.HostPollers)
 	// Also run in-process, as a local activity, when a turn's workspace
 	// host is this worker (see workflows: skills).
 	w.shared.RegisterActivity(o.Activities.DiscoverSkills)
@@ -152,6 +177,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		host.Stop()
 		w.calls.Stop()
 		return nil, fmt.Errorf("starting worker on %s: %w", o.TaskQueue, err)
+	}
+	if o.Versioning != nil {
+		w.Current, w.PromoteErr = Promote(context.Background(), c, *o.Versioning)
 	}
 	return w, nil
 }
@@ -190,6 +218,13 @@ func unstickFirst(c client.Client, o Options) {
 	if err := Unstick(ctx, c, ns); err != nil && ctx.Err() == nil {
 		o.Reclaimed(0, err)
 	}
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return "default"
+	}
+	return ns
 }
 
 // sessionQueue names the queue of this process's unified-exec sessions.

@@ -31,15 +31,21 @@ import "go.temporal.io/sdk/workflow"
 // Code 5 runs the calls of one answer that only read side by side
 // ([turn.runTools]).
 //
+// Code 8 bounds how long a tool call waits for its workspace host's
+// worker: a warning after seconds, a failed turn after host_wait when no
+// worker polls the host queue ([turn.onHost]).
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
 // Unlike a marker, a code is not checked by an older build: a worker that
 // predates code N runs a code-N turn with its own, older branches, and a
-// newer worker could not replay that history. So, as for any change of
-// workflow code, workers of a new build replace the old ones; they do not
-// run beside them on the same task queue.
-const turnCode = 5
+// newer worker could not replay that history. That is why turn workflows
+// are pinned to the build that began them when workers run in a Worker
+// Deployment (worker.Versioning): builds then run side by side during a
+// rolling upgrade, each turn on its own. Unversioned workers of a new
+// build must replace the old ones instead.
+const turnCode = hostWaitCode
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).

@@ -100,15 +100,15 @@ func (t *turn) readImages(ctx workflow.Context, srcs []activities.ImageSource) (
 	if cfg.Provider.WireAPI == activities.WireMessages {
 		limit = activities.MaxImageBytesMessages
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: time.Minute,
 		Summary:             fmt.Sprintf("images · %d", len(srcs)),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
+	}
 	var out activities.ImagesOutput
 	in := activities.ImagesInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Images: srcs, MaxBytes: limit}
-	if err := workflow.ExecuteActivity(actx, acts.LoadImages, in).Get(ctx, &out); err != nil {
+	if err := t.onHost(ctx, opts, acts.LoadImages, in, &out); err != nil {
 		return nil, errors.New(rootMessage(err))
 	}
 	return out.Images, nil

@@ -155,6 +155,10 @@ type ThreadConfig struct {
 	// HostQueue is the task queue of the workspace host: tool activities
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
+	// HostWait is how long a tool call waits for a host queue that no
+	// worker polls before the turn fails (0: [DefaultHostWait]); turns
+	// from turn code 8 on.
+	HostWait time.Duration `json:"host_wait,omitempty"`
 	// DynamicTools are tools a front end declared for the thread
 	// (app-server dynamicTools); the front end runs them.
 	DynamicTools []harness.ExternalTool `json:"dynamic_tools,omitempty"`

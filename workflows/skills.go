@@ -71,13 +71,13 @@ func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, er
 		}
 		out = activities.SkillsOutput{}
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: time.Minute,
 		Summary:             "skills · " + cfg.Cwd,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
-	err := workflow.ExecuteActivity(actx, acts.DiscoverSkills, in).Get(ctx, &out)
+	}
+	err := t.onHost(ctx, opts, acts.DiscoverSkills, in, &out)
 	return out, err
 }
 

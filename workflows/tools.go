@@ -171,18 +171,18 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 	if c.Inv.TimeoutMs > 0 {
 		timeout = time.Duration(c.Inv.TimeoutMs)*time.Millisecond + time.Minute
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: timeout,
 		HeartbeatTimeout:    hb,
 		WaitForCancellation: true,
 		Summary:             "exec: " + oneLine(it.Command, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
+	}
 	in := t.execInput(callID, c.Inv.Command, it.Cwd, unsandboxed)
 	in.TimeoutMs = c.Inv.TimeoutMs
 	var out activities.ExecOutput
-	err := workflow.ExecuteActivity(actx, acts.Exec, in).Get(ctx, &out)
+	err := t.onHost(ctx, opts, acts.Exec, in, &out)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
@@ -309,18 +309,18 @@ func (t *turn) runFileTool(ctx workflow.Context, c activities.DecodedCall, reply
 		it.Status = StatusInProgress
 		t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: 5 * time.Minute,
 		Summary:             oneLine(inv.Tool+" · "+fileToolSubject(inv), 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
-	})
+	}
 	in := activities.FileToolInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: cfg.Cwd, Inv: inv, MaxOutput: cfg.MaxToolOutput}
 	if inv.Tool == harness.ToolRead {
 		in.MaxOutput = 0 // reads have their own, larger bound
 	}
 	var out activities.FileToolOutput
-	if err := workflow.ExecuteActivity(actx, acts.FileTool, in).Get(ctx, &out); err != nil {
+	if err := t.onHost(ctx, opts, acts.FileTool, in, &out); err != nil {
 		if it != nil {
 			it.Status = StatusFailed
 			t.log.add(Event{Type: EventItemCompleted, Item: it})
@@ -363,14 +363,14 @@ func fileToolSubject(inv harness.Invocation) string {
 }
 
 func (t *turn) patch(ctx workflow.Context, c activities.DecodedCall, in activities.PatchInput) (activities.PatchOutput, error) {
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           t.in.Config.HostQueue,
 		StartToCloseTimeout: time.Minute,
 		Summary:             "apply_patch · " + patchSummary(c.Inv.Patch),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
-	})
+	}
 	var out activities.PatchOutput
-	err := workflow.ExecuteActivity(actx, acts.ApplyPatch, in).Get(ctx, &out)
+	err := t.onHost(ctx, opts, acts.ApplyPatch, in, &out)
 	return out, err
 }
 

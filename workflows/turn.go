@@ -32,6 +32,12 @@ type turn struct {
 	// clock); stalled is set when the stall timeout ended the turn.
 	waiting int
 	stalled bool
+	// hostGiveUp ends the turn when its workspace host has no worker
+	// (set by watchHost); hostLost tells finish that this ended it, and
+	// hostWarned is the last warning about the host.
+	hostGiveUp func(msg string)
+	hostLost   bool
+	hostWarned string
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -73,6 +79,8 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	defer stopTimer()
 	ctx, stopStall := t.watchStall(ctx)
 	defer stopStall()
+	ctx, stopHost := t.watchHost(ctx)
+	defer stopHost()
 	if in.State == nil && in.Transcript == "" && !hasContext(in.Unsent) {
 		t.startupContext(ctx)
 	}
@@ -145,16 +153,16 @@ func (t *turn) startupContext(ctx workflow.Context) {
 		return
 	}
 	info := harness.StartupInfo{Cwd: cfg.Cwd, OS: "unknown", Listing: "(not available)"}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: time.Minute,
 		Summary:             "start-up context · " + cfg.Cwd,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
+	}
 	in := activities.FileToolInput{ThreadID: t.in.ThreadID, CallID: "startup", Cwd: cfg.Cwd,
 		Inv: harness.Invocation{Tool: activities.ToolStartup}}
 	var out activities.FileToolOutput
-	if err := workflow.ExecuteActivity(actx, acts.FileTool, in).Get(ctx, &out); err == nil && out.Startup != nil {
+	if err := t.onHost(ctx, opts, acts.FileTool, in, &out); err == nil && out.Startup != nil {
 		info = *out.Startup
 	}
 	info.Date = workflow.Now(ctx).UTC().Format("Monday, January 2, 2006")
@@ -269,6 +277,10 @@ func (t *turn) newItem(typ string) *Item {
 func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult, error) {
 	if status == StatusInterrupted && t.stalled {
 		status = StatusFailed
+	}
+	if t.hostLost && status != StatusCompleted {
+		// Whatever step noticed the cancellation, the missing host ended it.
+		status, errText = StatusFailed, t.errText
 	}
 	t.status = status
 	t.takeSteers() // steered input the model never read goes to the next turn

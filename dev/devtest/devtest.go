@@ -95,14 +95,26 @@ type WorkerOptions struct {
 	// SkillSettings say which skills are enabled (nil: all); the user's
 	// skills are looked up under <Dir>/user-home, never the real home.
 	SkillSettings func() (skills.Settings, error)
+	// Versioning puts the shared worker into a Worker Deployment.
+	Versioning *worker.Versioning
+	// Store is the worker's store directory (default: the world's,
+	// shared by all its workers); Remote its second tier.
+	Store  string
+	Remote activities.Remote
 }
 
 // StartWorker starts a worker sharing the world's store.
 func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 	w.TB.Helper()
-	acts, err := activities.New(w.Store)
+	if o.Store == "" {
+		o.Store = w.Store
+	}
+	acts, err := activities.New(o.Store)
 	if err != nil {
 		w.TB.Fatal(err)
+	}
+	if o.Remote != nil {
+		acts.Store.SetRemote(o.Remote)
 	}
 	acts.CommandEnv = o.CommandEnv
 	acts.MCPEnv = o.MCPEnv
@@ -121,7 +133,7 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 		c = w.Client
 	}
 	ws, err := worker.Start(c, worker.Options{TaskQueue: TaskQueue, HostQueue: o.HostQueue,
-		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing})
+		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing, Versioning: o.Versioning})
 	if err != nil {
 		w.TB.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 		b.Close()
 		return nil, err
 	}
-	if err := b.startWorker(cfg, "embedded", false); err != nil {
+	if err := b.startWorker(cfg, "embedded", false, nil); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -183,10 +183,13 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 }
 
 // startWorker starts this process's workers and the built-in demo model.
-func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly bool) error {
+func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly bool, versioning *worker.Versioning) error {
 	acts, err := activities.New(filepath.Join(cfg.Home(), "store"))
 	if err != nil {
 		return err
+	}
+	if cfg.Store.URL != "" {
+		acts.Store.SetRemote(&activities.HTTPRemote{BaseURL: cfg.Store.URL, Token: storeToken(cfg)})
 	}
 	demo, err := fakemodel.Start("127.0.0.1:0", fakemodel.DemoScript())
 	if err != nil {
@@ -220,6 +223,7 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		Tracing:    b.tracing,
 		Identity:   worker.Identity(identity, cfg.Temporal.HostQueue),
 		Namespace:  cfg.Temporal.Namespace,
+		Versioning: versioning,
 		Reclaimed: func(n int, err error) {
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "interpreter: warning: looking for activities of a dead worker on this host: %v\n", err)

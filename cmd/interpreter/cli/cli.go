@@ -55,6 +55,8 @@ type root struct {
 	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
+	Setup   SetupCmd   `cmd:"" help:"Register the search attributes threads use on a namespace (or print the commands an admin must run)."`
+	Store   StoreCmd   `cmd:"" help:"The transcript store: serve it to workers on other machines."`
 	App     AppCmd     `cmd:"" name:"app-server" help:"Serve Codex's app-server protocol (JSON-RPC lines) on stdin/stdout."`
 	Approve ApproveCmd `cmd:"" help:"Answer a pending approval: approve THREAD ITEM --decision approve|approve_for_session|deny|abort (no ITEM: list them)."`
 	Harness HarnessCmd `cmd:"" help:"List the harnesses, or show one as it is sent to a model."`

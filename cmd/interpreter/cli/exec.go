@@ -239,6 +239,7 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 		Reasoning:       cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
 		ProjectDocFallbacks: cfg.ProjectDocFallbackFilenames,
 		MaxSteps:            cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
+		HostWait:     cfg.Temporal.HostWait.Duration,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		ModelCalls:      modelCalls(cfg.Temporal.LocalModelCalls),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,

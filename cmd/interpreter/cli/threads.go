@@ -82,6 +82,10 @@ func (l *ThreadsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	}
 	defer b.Close()
 	opts.SearchAttributes = hasSearchAttributes(ctx, b, cfg.Temporal.Namespace)
+	if !opts.SearchAttributes {
+		fmt.Fprintf(stdio.Err, "interpreter: namespace %s lacks the thread search attributes, so this reads every open thread; `interpreter setup` registers them (or prints what an admin must run)\n",
+			cfg.Temporal.Namespace)
+	}
 	threads, err := threads.List(ctx, b.client, opts)
 	if err != nil {
 		return exitf(1, "%v", err)

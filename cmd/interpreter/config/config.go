@@ -114,6 +114,8 @@ type Config struct {
 	Profiles map[string]map[string]any `toml:"profiles"`
 
 	Temporal Temporal `toml:"temporal"`
+	// Store is where workers keep transcripts ([store]).
+	Store Store `toml:"store"`
 
 	WorkspaceWrite   WorkspaceWrite   `toml:"sandbox_workspace_write"`
 	ShellEnvironment ShellEnvironment `toml:"shell_environment_policy"`
@@ -248,6 +250,9 @@ type Temporal struct {
 	// HostQueue is this workspace host's tool queue. Load fills it with
 	// DefaultHostQueue when unset.
 	HostQueue string `toml:"host_queue"`
+	// HostWait is how long a tool call waits for a host queue no worker
+	// polls before the turn fails (0: the default, 2 min).
+	HostWait Duration `toml:"host_wait"`
 	// LocalModelCalls chooses how model calls run. Unset (the default):
 	// a call waits up to 250 ms for its answer inside the turn's workflow
 	// task (a local activity); a call still streaming then is taken over
@@ -262,6 +267,16 @@ type Temporal struct {
 	// front ends (default: the dev server's http://127.0.0.1:8233 when
 	// address is the default).
 	UIURL string `toml:"ui_url"`
+}
+
+// Store holds the [store] section: by default each worker's transcripts
+// are in $INTERPRETER_HOME/store; with URL they are on a blob server all
+// workers reach (`interpreter store serve`), the directory a cache.
+type Store struct {
+	URL string `toml:"url"`
+	// TokenEnv names the environment variable holding the server's bearer
+	// token.
+	TokenEnv string `toml:"token_env"`
 }
 
 // Home returns the interpreter home directory the configuration was loaded
@@ -312,6 +327,9 @@ func (c *Config) validate() error {
 	}
 	if c.ModelContextWindow < 0 {
 		return fmt.Errorf("invalid model_context_window %d: must not be negative", c.ModelContextWindow)
+	}
+	if c.Temporal.HostWait.Duration < 0 {
+		return fmt.Errorf("invalid temporal.host_wait %s: must not be negative", c.Temporal.HostWait)
 	}
 	if c.TurnTimeout.Duration < 0 {
 		return fmt.Errorf("invalid turn_timeout %s: must not be negative", c.TurnTimeout)

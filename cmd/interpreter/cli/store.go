@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+)
+
+// StoreCmd groups the transcript store's commands.
+type StoreCmd struct {
+	Serve StoreServeCmd `cmd:"" help:"Serve a transcript store over HTTP to workers that share no file system ([store] url)."`
+}
+
+// StoreServeCmd serves blobs until SIGINT/SIGTERM.
+type StoreServeCmd struct {
+	Listen string `default:"127.0.0.1:8380" help:"Address to listen on." placeholder:"HOST:PORT"`
+	Dir    string `help:"Directory of the blobs (default: $INTERPRETER_HOME/store-server)." placeholder:"DIR"`
+}
+
+// Run serves.
+func (s *StoreServeCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
+	cfg, err := g.load(nil)
+	if err != nil {
+		return err
+	}
+	dir := s.Dir
+	if dir == "" {
+		dir = filepath.Join(cfg.Home(), "store-server")
+	}
+	st, err := activities.NewStore(dir)
+	if err != nil {
+		return exitf(1, "%v", err)
+	}
+	ln, err := net.Listen("tcp", s.Listen)
+	if err != nil {
+		return exitf(1, "listening on %s: %v", s.Listen, err)
+	}
+	token := storeToken(cfg)
+	srv := &http.Server{Handler: activities.BlobHandler(st, token), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(io.Out, "Store serving %s on http://%s (token: %v)\n", dir, ln.Addr(), token != "")
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return exitf(1, "%v", err)
+	}
+	return nil
+}
+
+// storeToken reads the blob server's token ([store] token_env).
+func storeToken(cfg *config.Config) string {
+	if cfg.Store.TokenEnv == "" {
+		return ""
+	}
+	return os.Getenv(cfg.Store.TokenEnv)
+}

@@ -1,0 +1,121 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/activities"
+)
+
+// hostWaitCode is the turn code from which a tool call bounds its wait for
+// the workspace host's worker ([turn.onHost]): earlier turns waited
+// silently for as long as the turn lived.
+const hostWaitCode = 8
+
+// DefaultHostWait is how long a tool call waits for a workspace host that
+// no worker serves before the turn fails (temporal.host_wait).
+const DefaultHostWait = 2 * time.Minute
+
+// hostWarnAfter is how long a tool call waits for its host's worker before
+// the turn says so (half host_wait when that is shorter): a live worker
+// takes a call within milliseconds.
+const hostWarnAfter = 5 * time.Second
+
+// hostBusyStep is how long a call waits on a host that has live pollers
+// before it looks again (they may be busy, or a worker just died).
+const hostBusyStep = 15 * time.Second
+
+// watchHost gives onHost a way to end the turn. Turns before hostWaitCode
+// get no new context, so they issue the same commands as before.
+func (t *turn) watchHost(ctx workflow.Context) (workflow.Context, func()) {
+	if t.in.Code < hostWaitCode || t.in.Config.HostQueue == "" {
+		return ctx, func() {}
+	}
+	ctx, cancel := workflow.WithCancel(ctx)
+	t.hostGiveUp = func(msg string) {
+		if t.errText == "" {
+			t.errText = msg
+			t.hostLost = true
+		}
+		cancel()
+	}
+	return ctx, cancel
+}
+
+// onHost runs an activity on the workspace host's queue. When no worker
+// takes it within seconds, the turn logs a warning and asks the server
+// whether any worker polls that queue: if one does, the host is busy and
+// the call waits on; if none does for the host_wait bound, the turn fails
+// (the call never started, so nothing ran).
+func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, in, out any) error {
+	run := func(o workflow.ActivityOptions) error {
+		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), act, in).Get(ctx, out)
+	}
+	if t.hostGiveUp == nil {
+		return run(opts)
+	}
+	bound := t.in.Config.HostWait
+	if bound <= 0 {
+		bound = DefaultHostWait
+	}
+	host := opts.TaskQueue
+	step, missing := min(hostWarnAfter, bound/2), time.Duration(0)
+	for {
+		o := opts
+		o.ScheduleToStartTimeout = step
+		err := run(o)
+		if !isScheduleToStart(err) || ctx.Err() != nil {
+			return err
+		}
+		live := t.livePollers(ctx, host)
+		if live > 0 {
+			t.warnHost(fmt.Sprintf("the worker of host %s has not taken a tool call for %s (busy, or just lost); waiting", host, step))
+			step = hostBusyStep
+			continue
+		}
+		t.warnHost(fmt.Sprintf("no worker serves host %s; waiting (the turn fails after %s: temporal.host_wait)", host, bound))
+		missing += step
+		if missing >= bound {
+			t.hostGiveUp(fmt.Sprintf("no worker serves host %s: gave up after %s (temporal.host_wait)", host, bound))
+			return err
+		}
+		step = bound - missing
+	}
+}
+
+// warnHost logs a warning, each once per turn: the front ends show it as
+// they show any non-fatal error.
+func (t *turn) warnHost(msg string) {
+	if t.hostWarned == msg {
+		return
+	}
+	t.hostWarned = msg
+	it := t.newItem(ItemError)
+	it.Message = msg
+	t.log.add(Event{Type: EventItemCompleted, Item: it})
+}
+
+// livePollers counts the workers that polled queue lately; an answer the
+// server did not give counts as none.
+func (t *turn) livePollers(ctx workflow.Context, queue string) int {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		Summary:             "pollers · " + queue,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 2},
+	})
+	var out activities.HostPollersOutput
+	if err := workflow.ExecuteActivity(actx, acts.HostPollers, activities.HostPollersInput{Queue: queue}).Get(ctx, &out); err != nil {
+		return 0
+	}
+	return out.Live
+}
+
+func isScheduleToStart(err error) bool {
+	var te *temporal.TimeoutError
+	return errors.As(err, &te) && te.TimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START
+}
