@@ -94,6 +94,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
+	host.RegisterActivity(o.Activities.StopCommand)
 	host.RegisterActivity(o.Activities.ApplyPatch)
 	host.RegisterActivity(o.Activities.FileTool)
 	host.RegisterActivity(o.Activities.DiscoverSkills)

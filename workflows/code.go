@@ -31,6 +31,14 @@ import "go.temporal.io/sdk/workflow"
 // Code 5 runs the calls of one answer that only read side by side
 // ([turn.runTools]).
 //
+// Code 7 ([liveCode]) lets an idle open turn cost little: a shell
+// command's heartbeat timeout grows to [commandHeartbeat] (its worker
+// heartbeats a quarter of that while it prints nothing), an interrupt
+// stops a running command straight away through [acts.StopCommand] on the
+// workspace host's queue, and a model call's worker is taken for lost
+// after [modelHeartbeat] without a heartbeat, or when its own queue does
+// not pick a handed-off call up within [handoffPickup].
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -39,7 +47,11 @@ import "go.temporal.io/sdk/workflow"
 // newer worker could not replay that history. So, as for any change of
 // workflow code, workers of a new build replace the old ones; they do not
 // run beside them on the same task queue.
-const turnCode = 5
+const turnCode = liveCode
+
+// liveCode is the turn code of cheap idle turns and quick failover (see
+// turnCode).
+const liveCode = 7
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).
