@@ -50,9 +50,15 @@ func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID stri
 			Summary:                "stop command " + callID,
 			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 		})
-		// Not waited for: the command's own activity tells how it ended.
-		workflow.ExecuteActivity(sctx, acts.StopCommand, activities.StopCommandInput{
+		stop := workflow.ExecuteActivity(sctx, acts.StopCommand, activities.StopCommandInput{
 			TurnID: workflow.GetInfo(ctx).WorkflowExecution.ID, CallID: callID})
+		err := f.Get(ctx, out)
+		// The command's own activity tells how it ended; the stop is
+		// waited for (it is done by then, or bounded by its timeouts) so
+		// that its completion never arrives while the turn completes,
+		// which would fail that workflow task (UNHANDLED_COMMAND).
+		_ = stop.Get(dctx, nil)
+		return err
 	}
 	return f.Get(ctx, out)
 }
