@@ -171,7 +171,10 @@ const LiveMaxGap = 100
 // 10 s, not every second; a quiet command that starts to talk is seen
 // within that. The zero value is ready; it is not safe for concurrent
 // use.
-type LivePace struct{ quiet, gap, wait int }
+type LivePace struct {
+	quiet, gap, wait int // polls without news, the current gap, ticks left of it
+	ticks            int // ticks without news
+}
 
 // Due tells whether to poll at this tick; waiting: the turn waits for a
 // client (or has not begun).
@@ -179,6 +182,7 @@ func (p *LivePace) Due(waiting bool) bool {
 	if waiting {
 		return false
 	}
+	p.ticks++
 	if p.wait > 0 {
 		p.wait--
 		return false
@@ -201,7 +205,7 @@ func (p *LivePace) Polled(news bool) {
 }
 
 // Moved records that the turn's log moved: look closely again.
-func (p *LivePace) Moved() { p.quiet, p.gap, p.wait = 0, 0, 0 }
+func (p *LivePace) Moved() { p.quiet, p.gap, p.wait, p.ticks = 0, 0, 0, 0 }
 
-// Quiet is the number of polls in a row without news.
-func (p *LivePace) Quiet() int { return p.quiet }
+// Quiet is the number of ticks in a row without news.
+func (p *LivePace) Quiet() int { return p.ticks }

@@ -31,7 +31,7 @@ func TestLivePace(t *testing.T) {
 		t.Fatalf("%d polls in 2000 ticks", n)
 	}
 	p.Moved()
-	if !p.Due(false) || p.Quiet() != 0 {
+	if p.Quiet() != 0 || !p.Due(false) {
 		t.Fatal("a moved turn is not polled at once")
 	}
 	for range 40 {
