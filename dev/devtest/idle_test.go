@@ -119,14 +119,17 @@ func idleTurns(t *testing.T) int {
 // with the turns are bounded: polls of the worker's own task queues are
 // per worker, not per turn, and are logged apart.
 func TestIdleOpenTurnsCostLittle(t *testing.T) {
-	const sleep, window = 30 * time.Second, 16 * time.Second
+	const window = 16 * time.Second
+	n := idleTurns(t)
+	// Long enough that no command ends before the window does, however
+	// long starting the turns took.
+	sleep := 30*time.Second + time.Duration(n)*400*time.Millisecond
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
 		{Shell: fmt.Sprintf("sleep %d", int(sleep.Seconds()))}, {Text: "done"},
 	}}}})
 	var workerRPCs, followerRPCs rpcCounter
 	w.StartWorker(WorkerOptions{Name: "idle", Client: dialCounting(w, &workerRPCs)})
 	fc := dialCounting(w, &followerRPCs)
-	n := idleTurns(t)
 	for _, followed := range []bool{false, true} {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		turns := make([]string, n)
