@@ -123,7 +123,7 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 	n := idleTurns(t)
 	// Long enough that no command ends before the window does, however
 	// long starting the turns took.
-	sleep := 30*time.Second + time.Duration(n)*400*time.Millisecond
+	sleep := 40*time.Second + time.Duration(n)*400*time.Millisecond
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
 		{Shell: fmt.Sprintf("sleep %d", int(sleep.Seconds()))}, {Text: "done"},
 	}}}})
@@ -146,7 +146,10 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 			}
 		}
 		awaitCommandsRunning(ctx, t, w, turns)
-		time.Sleep(2 * time.Second) // the measurement starts once every command has begun
+		// The measurement starts once every command has run for a while: a
+		// follower looks closely for 3 s after each event of the turn, then
+		// backs off (threads.LivePace); this measures the quiet that follows.
+		time.Sleep(10 * time.Second)
 		wb, fb, cpu0 := workerRPCs.snapshot(), followerRPCs.snapshot(), cpuTime()
 		time.Sleep(window) // a measurement over a fixed window of the sleep
 		wa, fa, cpu1 := workerRPCs.snapshot(), followerRPCs.snapshot(), cpuTime()
