@@ -86,6 +86,9 @@ type Activities struct {
 
 	clients *lru.Cache[string, any]
 
+	// commands are the shell commands this process runs, for StopCommand.
+	commands running
+
 	snapOnce sync.Once
 	snaps    *shellsnap.Cache
 

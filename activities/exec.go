@@ -90,10 +90,17 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
-	runCtx := ctx
+	// StopCommand ends the command through stopCtx, without waiting for
+	// Temporal's cancellation to come back with a heartbeat.
+	stopCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if activity.IsActivity(ctx) {
+		defer a.commands.add(runningKey(activity.GetInfo(ctx).WorkflowExecution.ID, in.CallID), stop)()
+	}
+	runCtx := stopCtx
 	if in.TimeoutMs > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, time.Duration(in.TimeoutMs)*time.Millisecond)
+		runCtx, cancel = context.WithTimeout(stopCtx, time.Duration(in.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
 	logPath, logFile, err := a.outputFile(in.ThreadID, in.CallID)
@@ -122,18 +129,24 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	if err != nil {
 		return &ExecOutput{ExitCode: 127, StartError: err.Error(), Output: err.Error()}, nil
 	}
-	tick := time.NewTicker(a.heartbeatEvery())
-	defer tick.Stop()
 	// Output that grew is heartbeated soon (see [ExecProgress]); the
 	// worker's heartbeat throttle bounds how often it reaches the server.
+	// A quiet command only keeps its activity alive, rarely
+	// ([Activities.keepAliveEvery]).
+	// The first comes after a second, as before, so a command whose worker
+	// dies soon still reports how long it ran.
+	keepAlive := a.keepAliveEvery(ctx)
+	tick := time.NewTicker(min(a.heartbeatEvery(), keepAlive))
+	defer tick.Stop()
 	liveTick := time.NewTicker(liveEvery)
 	defer liveTick.Stop()
 	var sent int64
+	var beat time.Time
 	heartbeat := func() {
 		if activity.IsActivity(ctx) {
 			p := live.progress(in.CallID)
 			p.ElapsedMs = time.Since(start).Milliseconds()
-			sent = p.Total
+			sent, beat = p.Total, time.Now()
 			activity.RecordHeartbeat(ctx, p)
 		}
 	}
@@ -144,7 +157,7 @@ loop:
 		case <-proc.Done():
 			break loop
 		case <-runCtx.Done():
-			timedOut = ctx.Err() == nil
+			timedOut = stopCtx.Err() == nil
 			proc.Kill()
 			<-proc.Done()
 			break loop
@@ -153,7 +166,10 @@ loop:
 				heartbeat()
 			}
 		case <-tick.C:
-			heartbeat()
+			if time.Since(beat) >= keepAlive/2 {
+				heartbeat()
+			}
+			tick.Reset(keepAlive)
 		}
 	}
 	setupErr, waitErr := proc.Wait()
@@ -179,7 +195,7 @@ loop:
 	if timedOut {
 		out.Output += fmt.Sprintf("\n[command timed out after %d ms]", in.TimeoutMs)
 	}
-	if ctx.Err() != nil {
+	if stopCtx.Err() != nil && !timedOut {
 		// The turn was stopped: the cancellation carries what the command
 		// did, so its item can tell how long it ran and what it printed.
 		return out, temporal.NewCanceledError(*out)

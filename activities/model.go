@@ -385,10 +385,7 @@ func (a *Activities) keepHeartbeatingLive(ctx context.Context, live, thought *li
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
-	every := a.HeartbeatEvery
-	if every <= 0 {
-		every = time.Second
-	}
+	every := a.keepAliveEvery(ctx)
 	done := make(chan struct{})
 	go func() {
 		t := time.NewTicker(every)

@@ -58,6 +58,16 @@ type Options struct {
 	Reclaimed func(n int, err error)
 }
 
+// WorkflowTaskPollers is how many workflow-task polls a worker keeps open
+// on the shared queue and its sticky queue together (the SDK's default is
+// 2). With two, a busy worker's polls go mostly to its sticky queue, where
+// its running turns' tasks wait, and a new turn's first task waits on the
+// shared queue behind them; the concurrency benchmark
+// (dev/devtest/concurrency.sh) measured 50 threads started at once with 2
+// and 8: time to a turn's first workflow task p95 17–20 s against 6–8 s,
+// and 2.1–2.5 against 3.1–3.3 turns/s.
+const WorkflowTaskPollers = 8
+
 // StickyScheduleToStartTimeout is how long a workflow task waits on the
 // sticky queue of the worker that ran the workflow before it goes to the
 // shared queue (the SDK's default is 5 s). A SIGKILLed worker's sticky
@@ -105,6 +115,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	hostOpts.DisableWorkflowWorker = true
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
+	host.RegisterActivity(o.Activities.StopCommand)
 	host.RegisterActivity(o.Activities.ApplyPatch)
 	host.RegisterActivity(o.Activities.FileTool)
 	host.RegisterActivity(o.Activities.DiscoverSkills)
@@ -147,6 +158,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.HandoffQueue, err)
 	}
 	sharedOpts := base
+	sharedOpts.MaxConcurrentWorkflowTaskPollers = WorkflowTaskPollers
 	turnOpts := workflow.RegisterOptions{Name: "TurnWorkflow"}
 	if v := o.Versioning; v != nil {
 		if v.Deployment == "" {

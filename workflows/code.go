@@ -31,6 +31,14 @@ import "go.temporal.io/sdk/workflow"
 // Code 5 runs the calls of one answer that only read side by side
 // ([turn.runTools]).
 //
+// Code 7 ([liveCode]) lets an idle open turn cost little: a shell
+// command's heartbeat timeout grows to [commandHeartbeat] (its worker
+// heartbeats a quarter of that while it prints nothing), an interrupt
+// stops a running command straight away through [acts.StopCommand] on the
+// workspace host's queue, and a model call's worker is taken for lost
+// after [modelHeartbeat] without a heartbeat, or when its own queue does
+// not pick a handed-off call up within [handoffPickup].
+//
 // Code 8 bounds how long a tool call waits for its workspace host's
 // worker: a warning after seconds, a failed turn after host_wait when no
 // worker polls the host queue ([turn.onHost]).
@@ -46,6 +54,10 @@ import "go.temporal.io/sdk/workflow"
 // rolling upgrade, each turn on its own. Unversioned workers of a new
 // build must replace the old ones instead.
 const turnCode = hostWaitCode
+
+// liveCode is the turn code of cheap idle turns and quick failover (see
+// turnCode).
+const liveCode = 7
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).

@@ -53,9 +53,14 @@ func (t *turn) watchHost(ctx workflow.Context) (workflow.Context, func()) {
 // the call waits on; if none does for the host_wait bound, the turn fails
 // (the call never started, so nothing ran).
 func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, in, out any) error {
-	run := func(o workflow.ActivityOptions) error {
+	return t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), act, in).Get(ctx, out)
-	}
+	})
+}
+
+// onHostRun is [turn.onHost] for a call that run starts with the options
+// it is given and waits for.
+func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, run func(workflow.ActivityOptions) error) error {
 	if t.hostGiveUp == nil {
 		return run(opts)
 	}

@@ -86,7 +86,7 @@ func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activ
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:              h.HandoffQueue,
-		ScheduleToStartTimeout: 10 * time.Second,
+		ScheduleToStartTimeout: t.handoffPickup(),
 		StartToCloseTimeout:    10 * time.Minute,
 		HeartbeatTimeout:       t.modelHeartbeat(),
 		Summary:                fmt.Sprintf("model %s · step %d (continued)", in.Model, in.Step),
@@ -143,7 +143,30 @@ func (t *turn) modelHeartbeat() time.Duration {
 	if hb := t.in.Config.ModelHeartbeat; hb > 0 {
 		return hb
 	}
+	if t.in.Code >= liveCode {
+		return modelHeartbeat
+	}
 	return 5 * time.Second
+}
+
+// modelHeartbeat is how long a model call's worker may go without a
+// heartbeat before the call is taken for lost (from turn code 7; 5 s
+// before). The worker heartbeats four times as often, and a model call
+// runs seconds, not hours, so the beats cost little; a lost worker costs
+// the turn about this long.
+const modelHeartbeat = 2 * time.Second
+
+// handoffPickup bounds how long a handed-off call waits on its worker's
+// own queue before it is made afresh (from turn code 7; 10 s before): that
+// queue's pollers are idle but for such calls, so a live worker takes it
+// in milliseconds.
+const handoffPickup = 2 * time.Second
+
+func (t *turn) handoffPickup() time.Duration {
+	if t.in.Code >= liveCode {
+		return handoffPickup
+	}
+	return 10 * time.Second
 }
 
 // finalModelError keeps the errors that end a model call (the turn was

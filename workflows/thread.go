@@ -271,6 +271,8 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 		TypedSearchAttributes: t.turnSearchAttributes(q),
+		// The thread's fairness key is inherited; its priority is not.
+		Priority: temporal.Priority{PriorityKey: turnPriorityKey},
 	})
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)

@@ -163,10 +163,7 @@ func (t *turn) declinedNote(decision, note, what string) string {
 // is what the model reads; otherwise the caller completes it with out.
 func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall, unsandboxed bool, callID string) (activities.ExecOutput, string, bool) {
 	cfg := t.in.Config
-	hb := cfg.ExecHeartbeat
-	if hb <= 0 {
-		hb = 5 * time.Second
-	}
+	hb := t.commandHeartbeat()
 	timeout := 24 * time.Hour
 	if c.Inv.TimeoutMs > 0 {
 		timeout = time.Duration(c.Inv.TimeoutMs)*time.Millisecond + time.Minute
@@ -182,7 +179,9 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 	in := t.execInput(callID, c.Inv.Command, it.Cwd, unsandboxed)
 	in.TimeoutMs = c.Inv.TimeoutMs
 	var out activities.ExecOutput
-	err := t.onHost(ctx, opts, acts.Exec, in, &out)
+	err := t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
+		return t.awaitCommand(ctx, workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.Exec, in), callID, &out)
+	})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted

@@ -195,6 +195,10 @@ func dynamicConfig() dynamicconfig.StaticClient {
 	dc[dynamicconfig.MakeKey("history.timerProcessorMaxPollRPS")] = 2000
 	dc[dynamicconfig.MakeKey("history.visibilityProcessorMaxPollRPS")] = 2000
 	dc[dynamicconfig.MakeKey("system.enableActivityEagerExecution")] = true
+	// Balance task dispatch by fairness key (threads set theirs to the
+	// thread id: workflows.ThreadPriority), so a new turn does not wait
+	// behind the next task of every running one.
+	dc[dynamicconfig.MakeKey("matching.enableFairness")] = true
 	// One partition per task queue: with the default four, a task and the
 	// poller waiting for it can sit on different partitions and meet only
 	// after a forward.

@@ -152,16 +152,29 @@ func callOfActivity(id string) string {
 	return strings.TrimSuffix(id, "-unsandboxed")
 }
 
-// LiveQuietPolls is how many empty polls in a row slow a [LivePace] down
-// (to every tenth tick).
+// LiveQuietPolls is how many empty polls in a row a [LivePace] makes at
+// every tick before it backs off.
 const LiveQuietPolls = 30
 
+// LiveMaxGap is the most ticks a [LivePace] lets pass between polls of a
+// quiet turn.
+const LiveMaxGap = 100
+
 // LivePace is how front ends pace their polls of a turn's live output: every
-// tick while the turn shows news, every tenth tick once it has been quiet
-// for a while (a long model call that does not stream, a slow silent
-// command), and never while the turn waits for a client (nothing runs
-// then). The zero value is ready; it is not safe for concurrent use.
-type LivePace struct{ quiet int }
+// tick while the turn shows news and for LiveQuietPolls ticks after (the
+// first output of a command that talks comes as soon as it did before),
+// then with gaps that double from 10 ticks to LiveMaxGap, and never while
+// the turn waits for a client (nothing runs then). Every logged event
+// re-arms it ([LivePace.Moved]): the follower already learns of those
+// from its history long poll, for free. With the front ends' 100 ms tick
+// a turn whose command prints nothing for minutes is asked about every
+// 10 s, not every second; a quiet command that starts to talk is seen
+// within that. The zero value is ready; it is not safe for concurrent
+// use.
+type LivePace struct {
+	quiet, gap, wait int // polls without news, the current gap, ticks left of it
+	ticks            int // ticks without news
+}
 
 // Due tells whether to poll at this tick; waiting: the turn waits for a
 // client (or has not begun).
@@ -169,8 +182,9 @@ func (p *LivePace) Due(waiting bool) bool {
 	if waiting {
 		return false
 	}
-	if p.quiet >= LiveQuietPolls && p.quiet%10 != 0 {
-		p.quiet++
+	p.ticks++
+	if p.wait > 0 {
+		p.wait--
 		return false
 	}
 	return true
@@ -179,14 +193,19 @@ func (p *LivePace) Due(waiting bool) bool {
 // Polled records what a poll brought.
 func (p *LivePace) Polled(news bool) {
 	if news {
-		p.quiet = 0
-	} else {
-		p.quiet++
+		p.Moved()
+		return
 	}
+	p.quiet++
+	if p.quiet < LiveQuietPolls {
+		return
+	}
+	p.gap = min(max(2*p.gap, 10), LiveMaxGap)
+	p.wait = p.gap - 1
 }
 
 // Moved records that the turn's log moved: look closely again.
-func (p *LivePace) Moved() { p.quiet = 0 }
+func (p *LivePace) Moved() { p.quiet, p.gap, p.wait, p.ticks = 0, 0, 0, 0 }
 
 // Quiet is the number of ticks in a row without news.
-func (p *LivePace) Quiet() int { return p.quiet }
+func (p *LivePace) Quiet() int { return p.ticks }

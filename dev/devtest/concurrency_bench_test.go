@@ -1,0 +1,155 @@
+package devtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// BenchmarkConcurrentThreads starts BENCH_THREADS threads (default 10) at
+// once, each with one 5-step turn (four `echo` commands, then the answer)
+// against the fake model answering every call after 200 ms, on a
+// file-backed embedded server with one worker, as `interpreter dev` runs.
+// It reports throughput (turns/s), how long `turn/start` took to answer
+// (threads.Start), the time from the start request to the turn's first
+// workflow task (p50/p95; the turn's first event comes with it), the
+// workflow tasks that timed out waiting for a worker (schedule-to-start)
+// or failed with UNHANDLED_COMMAND, and model requests beyond one per step
+// (calls made twice). dev/devtest/concurrency.sh runs N = 10/50/100/200.
+//
+//	BENCH_THREADS=50 go test ./dev/devtest/ -run '^$' -bench ConcurrentThreads -benchtime 1x
+func BenchmarkConcurrentThreads(b *testing.B) {
+	n := 10
+	if s := os.Getenv("BENCH_THREADS"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 1 {
+			b.Fatalf("BENCH_THREADS=%q", s)
+		}
+	}
+	const steps = 5
+	w := StartFile(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(`{"command":["echo","step"]}`)}}, Repeat: steps - 1, DelayMs: 200},
+		{Text: "done", DelayMs: 200},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "bench"})
+	runConcurrent(b, w, 1, "warm-up") // a warm worker, as a running one is
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		before := len(w.Model.Server.Requests())
+		r := runConcurrent(b, w, n, fmt.Sprintf("conc-%d-%d", i, time.Now().UnixNano()))
+		extra := len(w.Model.Server.Requests()) - before - n*steps
+		b.ReportMetric(float64(n)/r.wall.Seconds(), "turns/s")
+		b.ReportMetric(ms(pct(r.startAnswered, 50)), "start-p50-ms")
+		b.ReportMetric(ms(pct(r.startAnswered, 95)), "start-p95-ms")
+		b.ReportMetric(ms(pct(r.firstTask, 50)), "first-p50-ms")
+		b.ReportMetric(ms(pct(r.firstTask, 95)), "first-p95-ms")
+		b.ReportMetric(float64(r.s2sTimeouts), "wft-s2s-timeouts")
+		b.ReportMetric(float64(r.unhandled), "unhandled-cmd")
+		b.ReportMetric(float64(r.failedTasks), "wft-failed")
+		b.ReportMetric(float64(extra), "extra-model-calls")
+		if r.notCompleted > 0 {
+			b.Errorf("%d of %d turns did not complete", r.notCompleted, n)
+		}
+	}
+}
+
+type concurrentRun struct {
+	wall                                time.Duration
+	startAnswered, firstTask            []time.Duration
+	s2sTimeouts, unhandled, failedTasks int
+	notCompleted                        int
+}
+
+func runConcurrent(b *testing.B, w *World, n int, prefix string) concurrentRun {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	var mu sync.Mutex
+	var r concurrentRun
+	type started struct {
+		thread, turn string
+		at           time.Time
+	}
+	var all []started
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := fmt.Sprintf("%s-%d", prefix, i)
+			at := time.Now()
+			resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+				workflows.StartTurnRequest{Prompt: "thread " + id})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			answered := time.Since(at)
+			res, err := threads.Outcome(ctx, w.Client, resp.TurnID)
+			mu.Lock()
+			defer mu.Unlock()
+			r.startAnswered = append(r.startAnswered, answered)
+			all = append(all, started{id, resp.TurnID, at})
+			if err != nil || res.Status != workflows.StatusCompleted {
+				r.notCompleted++
+			}
+		}()
+	}
+	wg.Wait()
+	r.wall = time.Since(begin)
+	for _, s := range all {
+		for _, id := range []string{s.thread, s.turn} {
+			first := true
+			it := w.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for it.HasNext() {
+				e, err := it.Next()
+				if err != nil {
+					b.Fatal(err)
+				}
+				switch e.GetEventType() {
+				case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+					if id == s.turn && first {
+						first = false
+						r.firstTask = append(r.firstTask, e.GetEventTime().AsTime().Sub(s.at))
+					}
+				case enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+					if e.GetWorkflowTaskTimedOutEventAttributes().GetTimeoutType() == enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START {
+						r.s2sTimeouts++
+					}
+				case enumspb.EVENT_TYPE_WORKFLOW_TASK_FAILED:
+					r.failedTasks++
+					cause := e.GetWorkflowTaskFailedEventAttributes().GetCause()
+					if cause == enumspb.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND {
+						r.unhandled++
+					} else if testing.Verbose() {
+						b.Logf("%s: workflow task failed: %s %s", id, cause, e.GetWorkflowTaskFailedEventAttributes().GetFailure().GetMessage())
+					}
+				}
+			}
+		}
+	}
+	return r
+}
+
+func pct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,292 @@
+package devtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/grpc"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// rpcCounter counts the gRPC calls a client makes, by method.
+type rpcCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *rpcCounter) intercept(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	r.mu.Lock()
+	r.n[method[strings.LastIndex(method, "/")+1:]]++
+	r.mu.Unlock()
+	return invoker(ctx, method, req, reply, cc, opts...)
+}
+
+func (r *rpcCounter) snapshot() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range r.n {
+		out[k] = v
+	}
+	return out
+}
+
+// dialCounting opens a client to the world's server whose calls counter
+// counts.
+func dialCounting(w *World, counter *rpcCounter) client.Client {
+	w.TB.Helper()
+	counter.n = map[string]int{}
+	c, err := client.Dial(client.Options{
+		HostPort: w.Server.Address(),
+		Logger:   sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{},
+			DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(counter.intercept)}},
+	})
+	if err != nil {
+		w.TB.Fatal(err)
+	}
+	w.TB.Cleanup(c.Close)
+	return c
+}
+
+// follow follows a turn as the app-server and MCP front ends do: its event
+// log through the history long poll, its live output polled at their tick
+// (100 ms) and paced by [threads.LivePace], which every logged event
+// re-arms.
+func follow(ctx context.Context, c client.Client, turnID string) {
+	var mu sync.Mutex
+	var pace threads.LivePace
+	go func() {
+		_, _ = threads.Follow(ctx, c, turnID, 0, func(workflows.Event) { mu.Lock(); pace.Moved(); mu.Unlock() })
+	}()
+	live := threads.NewLiveOutput(c, turnID)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		mu.Lock()
+		due := pace.Due(false)
+		mu.Unlock()
+		if !due {
+			continue
+		}
+		chunks, err := live.Poll(ctx)
+		mu.Lock()
+		pace.Polled(err == nil && len(chunks) > 0)
+		mu.Unlock()
+	}
+}
+
+// idleTurns is how many turns TestIdleOpenTurnsCostLittle parks
+// (IDLE_TURNS overrides).
+func idleTurns(t *testing.T) int {
+	if s := os.Getenv("IDLE_TURNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("IDLE_TURNS=%q", s)
+		}
+		return n
+	}
+	return 20
+}
+
+// Open turns whose commands print nothing cost the server close to
+// nothing, followed or not: the test parks N turns in a silent `sleep`,
+// counts the gRPC calls the worker's client and the followers' client make
+// over a window of the sleep, and logs them per turn and second by method
+// (and the whole process's CPU, server included). The calls that scale
+// with the turns are bounded: polls of the worker's own task queues are
+// per worker, not per turn, and are logged apart.
+func TestIdleOpenTurnsCostLittle(t *testing.T) {
+	const window = 16 * time.Second
+	n := idleTurns(t)
+	// Long enough that no command ends before the window does, however
+	// long starting the turns took.
+	sleep := 40*time.Second + time.Duration(n)*400*time.Millisecond
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: fmt.Sprintf("sleep %d", int(sleep.Seconds()))}, {Text: "done"},
+	}}}})
+	var workerRPCs, followerRPCs rpcCounter
+	w.StartWorker(WorkerOptions{Name: "idle", Client: dialCounting(w, &workerRPCs)})
+	fc := dialCounting(w, &followerRPCs)
+	for _, followed := range []bool{false, true} {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		turns := make([]string, n)
+		for i := range turns {
+			id := fmt.Sprintf("idle-%t-%d", followed, i)
+			resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+				workflows.StartTurnRequest{Prompt: "wait"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			turns[i] = resp.TurnID
+			if followed {
+				go follow(ctx, fc, resp.TurnID)
+			}
+		}
+		awaitCommandsRunning(ctx, t, w, turns)
+		// The measurement starts once every command has run for a while: a
+		// follower looks closely for 3 s after each event of the turn, then
+		// backs off (threads.LivePace); this measures the quiet that follows.
+		time.Sleep(10 * time.Second)
+		wb, fb, cpu0 := workerRPCs.snapshot(), followerRPCs.snapshot(), cpuTime()
+		time.Sleep(window) // a measurement over a fixed window of the sleep
+		wa, fa, cpu1 := workerRPCs.snapshot(), followerRPCs.snapshot(), cpuTime()
+		perTurn, byMethod, perWorker := rates(wb, wa, n, window)
+		fPerTurn, fByMethod, _ := rates(fb, fa, n, window)
+		t.Logf("%d turns, followed %t: worker %.3f RPC/s per turn %v (its own polls %.2f/s); followers %.3f RPC/s per turn %v; process CPU %.1f%% of a core",
+			n, followed, perTurn, byMethod, perWorker, fPerTurn, fByMethod, 100*float64(cpu1-cpu0)/float64(window))
+		if perTurn+fPerTurn > 0.5 {
+			t.Errorf("an idle open turn costs %.3f RPC/s (worker %.3f, followers %.3f), want at most 0.5", perTurn+fPerTurn, perTurn, fPerTurn)
+		}
+		for i, turn := range turns {
+			if res := w.WaitTurn(ctx, fmt.Sprint(i), turn); res.Status != workflows.StatusCompleted {
+				t.Fatalf("turn %s: %s %s", turn, res.Status, res.Error)
+			}
+		}
+		cancel()
+	}
+}
+
+// awaitCommandsRunning waits until each turn's command item has started.
+func awaitCommandsRunning(ctx context.Context, t *testing.T, w *World, turns []string) {
+	t.Helper()
+	for _, turn := range turns {
+		for {
+			started := false
+			var page workflows.EventsPage
+			v, err := w.Client.QueryWorkflow(ctx, turn, "", workflows.QueryEvents, workflows.EventsRequest{})
+			if err == nil && v.Get(&page) == nil {
+				for _, e := range page.Events {
+					started = started || e.Type == workflows.EventItemStarted && e.Item.Type == workflows.ItemCommandExecution
+				}
+			}
+			if started {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("the command of %s did not start", turn)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// rates are the calls between two snapshots per turn and second (all but
+// task-queue polls, which are per worker), those by method, and the polls
+// per second.
+func rates(before, after map[string]int, turns int, d time.Duration) (perTurn float64, byMethod string, polls float64) {
+	var names []string
+	total := 0
+	for m, v := range after {
+		k := v - before[m]
+		if k == 0 {
+			continue
+		}
+		if strings.HasPrefix(m, "Poll") {
+			polls += float64(k) / d.Seconds()
+			continue
+		}
+		total += k
+		names = append(names, fmt.Sprintf("%s %.3f", m, float64(k)/float64(turns)/d.Seconds()))
+	}
+	sort.Strings(names)
+	return float64(total) / float64(turns) / d.Seconds(), "[" + strings.Join(names, ", ") + "]", polls
+}
+
+// cpuTime is the CPU time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// An interrupt stops a command that prints nothing at once, although its
+// heartbeats, which would carry Temporal's cancellation, are seconds
+// apart: the worker holding it is told directly (StopCommand). The item
+// still reports how long the command ran, and its processes are gone.
+func TestInterruptStopsAQuietCommandAtOnce(t *testing.T) {
+	const sleepArg = "59.4321" // how the test finds the command's process
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+		{Shell: "exec sleep " + sleepArg}, {Text: "never read"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "quiet"})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := "quiet-interrupt"
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+		workflows.StartTurnRequest{Prompt: "wait"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitCommandsRunning(ctx, t, w, []string{resp.TurnID})
+	for len(processesWithArg(sleepArg)) == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the command did not start")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	// Past the first heartbeat: the next keep-alive is 5 s away.
+	time.Sleep(1500 * time.Millisecond)
+	start := time.Now()
+	if err := threads.Interrupt(ctx, w.Client, id); err != nil {
+		t.Fatal(err)
+	}
+	res := w.WaitTurn(ctx, id, resp.TurnID)
+	took := time.Since(start)
+	if res.Status != workflows.StatusInterrupted {
+		t.Fatalf("turn %s (%s), want interrupted", res.Status, res.Error)
+	}
+	var item *workflows.Item
+	for _, e := range readAll(t, w, resp.TurnID).Events {
+		if e.Type == workflows.EventItemCompleted && e.Item.Type == workflows.ItemCommandExecution {
+			item = e.Item
+		}
+	}
+	if item == nil || item.Status != workflows.StatusInterrupted || item.DurationMs < 1500 {
+		t.Fatalf("command item %+v, want interrupted after at least 1.5 s", item)
+	}
+	if pids := processesWithArg(sleepArg); len(pids) > 0 {
+		t.Fatalf("the command's processes %v still run", pids)
+	}
+	t.Logf("interrupt to the turn's end: %v", took.Round(time.Millisecond))
+	if took > 2*time.Second {
+		t.Fatalf("the turn ended %v after the interrupt: the command waited for a heartbeat", took)
+	}
+}
+
+// processesWithArg are the processes one of whose arguments is arg.
+func processesWithArg(arg string) []string {
+	var pids []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && slices.Contains(strings.Split(string(b), "\x00"), arg) {
+			pids = append(pids, d.Name())
+		}
+	}
+	return pids
+}

@@ -1,0 +1,64 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/activities"
+)
+
+// commandHeartbeat is a shell command's heartbeat timeout from turn code
+// 7 (5 s before). Its worker heartbeats a quarter of that while the
+// command prints nothing, and as output grows (throttled) while it
+// prints, so a quiet command costs the server a call every 5 s, not every
+// second. A worker that dies is still found at once when it restarts
+// (worker.Reclaim); only a worker lost for good costs this long.
+const commandHeartbeat = 20 * time.Second
+
+func (t *turn) commandHeartbeat() time.Duration {
+	if hb := t.in.Config.ExecHeartbeat; hb > 0 {
+		return hb
+	}
+	if t.in.Code >= liveCode {
+		return commandHeartbeat
+	}
+	return 5 * time.Second
+}
+
+// awaitCommand waits for a command's activity. When the turn is
+// interrupted while it runs (from turn code 7), it also asks the workspace
+// host's worker to stop the command at once: Temporal's cancellation
+// reaches an activity only with its next heartbeat, seconds away for a
+// quiet command. The activity still ends through its cancellation, which
+// carries what it did.
+func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID string, out *activities.ExecOutput) error {
+	if t.in.Code < liveCode {
+		return f.Get(ctx, out)
+	}
+	sel := workflow.NewSelector(ctx)
+	sel.AddFuture(f, func(workflow.Future) {})
+	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+	sel.Select(ctx)
+	if ctx.Err() != nil && !f.IsReady() {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		sctx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
+			TaskQueue:              t.in.Config.HostQueue,
+			ScheduleToStartTimeout: 5 * time.Second,
+			StartToCloseTimeout:    5 * time.Second,
+			Summary:                "stop command " + callID,
+			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+		})
+		stop := workflow.ExecuteActivity(sctx, acts.StopCommand, activities.StopCommandInput{
+			TurnID: workflow.GetInfo(ctx).WorkflowExecution.ID, CallID: callID})
+		err := f.Get(ctx, out)
+		// The command's own activity tells how it ended; the stop is
+		// waited for (it is done by then, or bounded by its timeouts) so
+		// that its completion never arrives while the turn completes,
+		// which would fail that workflow task (UNHANDLED_COMMAND).
+		_ = stop.Get(dctx, nil)
+		return err
+	}
+	return f.Get(ctx, out)
+}
