@@ -9,6 +9,9 @@ const ToolExternal = "external"
 const (
 	SourceMCP     = "mcp"
 	SourceDynamic = "dynamic"
+	// SourceAgents are the sub-agent tools (spawn_agent and its
+	// siblings): the workflow runs them on its own threads.
+	SourceAgents = "agents"
 )
 
 // ExternalTool is a tool offered to the model besides the harness's own.
