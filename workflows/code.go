@@ -31,6 +31,9 @@ import "go.temporal.io/sdk/workflow"
 // Code 5 runs the calls of one answer that only read side by side
 // ([turn.runTools]).
 //
+// Code 6 offers the sub-agent tools to threads whose config turns them
+// on ([subAgentCode]).
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -39,7 +42,7 @@ import "go.temporal.io/sdk/workflow"
 // newer worker could not replay that history. So, as for any change of
 // workflow code, workers of a new build replace the old ones; they do not
 // run beside them on the same task queue.
-const turnCode = 5
+const turnCode = subAgentCode
 
 // changed tells whether the turn runs the new side of changeID, a change
 // made before turn code 1 (each of those has versions 0 and 1 only).

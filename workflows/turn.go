@@ -32,6 +32,9 @@ type turn struct {
 	// clock); stalled is set when the stall timeout ended the turn.
 	waiting int
 	stalled bool
+	// agentReplies are the thread's answers to sub-agent calls, by call
+	// id, until the waiting call takes its own.
+	agentReplies map[string]AgentReply
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -65,6 +68,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	if err := t.registerSteer(ctx); err != nil {
 		return TurnResult{}, err
 	}
+	t.registerAgentReplies(ctx)
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
 	}
