@@ -52,7 +52,11 @@ func offered(r Request) []ToolSpec {
 func DecodeCall(h Harness, external []ExternalTool, call ToolCall) Invocation {
 	for _, t := range external {
 		if t.Name == call.Name {
-			return Invocation{Tool: ToolExternal, External: t.Name, Arguments: call.Arguments}
+			inv := Invocation{Tool: ToolExternal, External: t.Name, Arguments: call.Arguments}
+			if t.Source == SourceAgents {
+				inv.Agent, inv.Error = decodeAgentArgs(call.Arguments)
+			}
+			return inv
 		}
 	}
 	return h.Decode(call)

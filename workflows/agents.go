@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/interpreter-dev/interpreter/harness"
 )
 
 // Sub-agents: a thread's turn may spawn threads of its own (Codex's
@@ -149,8 +151,8 @@ type AgentRequest struct {
 	TurnID string `json:"turn_id"`
 	CallID string `json:"call_id"`
 	Tool   string `json:"tool"`
-	// Arguments are the model's raw JSON arguments.
-	Arguments string `json:"arguments"`
+	// Args are the call's arguments, as the harness decoded them.
+	Args harness.AgentArgs `json:"args"`
 	// Config is the turn's config, which a spawned agent starts from.
 	Config ThreadConfig `json:"config"`
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/harness/codex"
 )
 
 func agentsConfig(lim AgentsConfig) ThreadConfig {
@@ -31,10 +32,8 @@ func agentsConfig(lim AgentsConfig) ThreadConfig {
 // decodes an offered external tool.
 func agentCall(callID, tool string, args map[string]any) activities.DecodedCall {
 	raw, _ := json.Marshal(args)
-	return activities.DecodedCall{
-		Call: harness.ToolCall{CallID: callID, Name: tool, Arguments: string(raw)},
-		Inv:  harness.Invocation{Tool: harness.ToolExternal, External: tool, Arguments: string(raw)},
-	}
+	call := harness.ToolCall{CallID: callID, Name: tool, Arguments: string(raw)}
+	return activities.DecodedCall{Call: call, Inv: harness.DecodeCall(nil, codex.AgentTools(), call)}
 }
 
 // agentModel answers the root thread with script (by the number of the
@@ -500,4 +499,14 @@ func TestSubAgentToolsOffered(t *testing.T) {
 	require.True(t, strings.HasPrefix(agentID("a", 1), ""), "ids are UUIDs")
 	require.Len(t, agentID("a", 1), 36)
 	require.NotEqual(t, agentID("a", 1), agentID("a", 2))
+}
+
+// The hand-built JSON of the tools' outputs reads back as encoding/json
+// reads it.
+func TestAgentJSONString(t *testing.T) {
+	for _, s := range []string{"", "plain", `quote " and \ back`, "line\nbreak\ttab\r", "\x00\x1f ctl", "ünïcode ✓", "\u2028sep"} {
+		var back string
+		require.NoError(t, json.Unmarshal([]byte(jsonString(s)), &back), "%q", s)
+		require.Equal(t, s, back)
+	}
 }

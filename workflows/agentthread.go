@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
@@ -107,26 +107,17 @@ func (t *thread) agentOp(ctx workflow.Context, r AgentRequest) AgentReply {
 	return AgentReply{Error: fmt.Sprintf("unknown sub-agent tool %q", r.Tool)}
 }
 
-// agentInput is the task of spawn_agent and send_input: message, or the
-// text of items.
-type agentInput struct {
-	Message string `json:"message"`
-	Items   []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-		Path string `json:"path"`
-	} `json:"items"`
-}
-
-func (in agentInput) prompt() (string, error) {
-	if strings.TrimSpace(in.Message) != "" {
-		if len(in.Items) > 0 {
+// agentPrompt is the task of spawn_agent and send_input: message, or
+// the text of items.
+func agentPrompt(a harness.AgentArgs) (string, error) {
+	if strings.TrimSpace(a.Message) != "" {
+		if len(a.Items) > 0 {
 			return "", fmt.Errorf("give either message or items, not both")
 		}
-		return in.Message, nil
+		return a.Message, nil
 	}
 	var parts []string
-	for _, it := range in.Items {
+	for _, it := range a.Items {
 		switch it.Type {
 		case "text", "":
 			if it.Text != "" {
@@ -144,23 +135,11 @@ func (in agentInput) prompt() (string, error) {
 	return strings.Join(parts, "\n"), nil
 }
 
-type spawnArgs struct {
-	agentInput
-	AgentType   string `json:"agent_type"`
-	Model       string `json:"model"`
-	Effort      string `json:"reasoning_effort"`
-	ServiceTier string `json:"service_tier"`
-	ForkContext bool   `json:"fork_context"`
-}
-
 var nicknames = []string{"Ada", "Boole", "Curie", "Dijkstra", "Euler", "Fermi", "Gauss", "Hopper", "Noether", "Lovelace", "Turing", "Shannon"}
 
 func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
-	var a spawnArgs
-	if err := json.Unmarshal([]byte(orEmpty(r.Arguments)), &a); err != nil {
-		return AgentReply{Error: "invalid arguments: " + err.Error()}
-	}
-	prompt, err := a.prompt()
+	a := r.Args
+	prompt, err := agentPrompt(a)
 	if err != nil {
 		return AgentReply{Error: err.Error()}
 	}
@@ -199,13 +178,13 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	if ag := t.agent(id); ag.Status == AgentPendingInit {
 		ag.Status = AgentRunning
 	}
-	out, _ := json.Marshal(map[string]any{"agent_id": id, "nickname": nick})
-	return AgentReply{Output: string(out), Agents: []AgentState{t.stateOf(id)}}
+	out := "{" + jsonField("agent_id", jsonString(id)) + "," + jsonField("nickname", jsonString(nick)) + "}"
+	return AgentReply{Output: out, Agents: []AgentState{t.stateOf(id)}}
 }
 
 // childConfig is a sub-agent's config: its parent's, with the role's
 // sandbox and the model asked for, never wider than the parent's.
-func childConfig(parent ThreadConfig, a spawnArgs) (ThreadConfig, error) {
+func childConfig(parent ThreadConfig, a harness.AgentArgs) (ThreadConfig, error) {
 	cfg := parent
 	cfg.DynamicTools = nil // the root's client answers those, for the root
 	switch a.AgentType {
@@ -274,24 +253,17 @@ func (t *thread) stateOf(id string) AgentState {
 
 // statusJSON is an agent status as Codex's tools return it: a string, or
 // {"completed": message} / {"errored": message}.
-func statusJSON(s AgentState) any {
+func statusJSON(s AgentState) string {
 	switch s.Status {
 	case AgentCompleted:
 		if s.Message == "" {
-			return map[string]any{"completed": nil}
+			return `{"completed":null}`
 		}
-		return map[string]any{"completed": s.Message}
+		return "{" + jsonField("completed", jsonString(s.Message)) + "}"
 	case AgentErrored:
-		return map[string]any{"errored": s.Message}
+		return "{" + jsonField("errored", jsonString(s.Message)) + "}"
 	}
-	return s.Status
-}
-
-type targetArgs struct {
-	agentInput
-	Target    string `json:"target"`
-	ID        string `json:"id"`
-	Interrupt bool   `json:"interrupt"`
+	return jsonString(s.Status)
 }
 
 func (t *thread) known(id string) (*SubAgent, string) {
@@ -317,10 +289,7 @@ func (t *thread) knownList() string {
 }
 
 func (t *thread) sendInput(ctx workflow.Context, r AgentRequest) AgentReply {
-	var a targetArgs
-	if err := json.Unmarshal([]byte(orEmpty(r.Arguments)), &a); err != nil {
-		return AgentReply{Error: "invalid arguments: " + err.Error()}
-	}
+	a := r.Args
 	ag, msg := t.known(a.Target)
 	if ag == nil {
 		return AgentReply{Error: msg}
@@ -328,7 +297,7 @@ func (t *thread) sendInput(ctx workflow.Context, r AgentRequest) AgentReply {
 	if ag.Status == AgentShutdown {
 		return AgentReply{Error: fmt.Sprintf("agent %s is closed; reopen it with resume_agent first", ag.ID)}
 	}
-	prompt, err := a.prompt()
+	prompt, err := agentPrompt(a)
 	if err != nil {
 		return AgentReply{Error: err.Error()}
 	}
@@ -346,22 +315,14 @@ func (t *thread) sendInput(ctx workflow.Context, r AgentRequest) AgentReply {
 		}
 		return AgentReply{Error: "could not reach the agent: " + rootMessage(err)}
 	}
-	out, _ := json.Marshal(map[string]any{"submission_id": TurnWorkflowID(id, sent)})
-	return AgentReply{Output: string(out), Agents: []AgentState{t.stateOf(id)}}
-}
-
-type waitArgs struct {
-	Targets   []string `json:"targets"`
-	TimeoutMs *float64 `json:"timeout_ms"`
+	out := "{" + jsonField("submission_id", jsonString(TurnWorkflowID(id, sent))) + "}"
+	return AgentReply{Output: out, Agents: []AgentState{t.stateOf(id)}}
 }
 
 // waitAgents waits, durably (a timer and the sub-agents' reports), for
 // any of the targets to reach a final status.
 func (t *thread) waitAgents(ctx workflow.Context, r AgentRequest) AgentReply {
-	var a waitArgs
-	if err := json.Unmarshal([]byte(orEmpty(r.Arguments)), &a); err != nil {
-		return AgentReply{Error: "invalid arguments: " + err.Error()}
-	}
+	a := r.Args
 	if len(a.Targets) == 0 {
 		return AgentReply{Error: "targets is required: the ids of the agents to wait for"}
 	}
@@ -383,24 +344,25 @@ func (t *thread) waitAgents(ctx workflow.Context, r AgentRequest) AgentReply {
 	if !anyFinal() {
 		_, _ = workflow.AwaitWithTimeout(ctx, timeout, anyFinal)
 	}
-	status := map[string]any{}
+	var fields []string
 	var states []AgentState
 	for _, id := range a.Targets {
 		s := t.stateOf(id)
 		states = append(states, s)
-		if finalStatus(s.Status) {
-			status[id] = statusJSON(s)
+		if finalStatus(s.Status) && !slices.Contains(fields, jsonField(id, statusJSON(s))) {
+			fields = append(fields, jsonField(id, statusJSON(s)))
 		}
 	}
-	out, _ := json.Marshal(map[string]any{"status": status, "timed_out": len(status) == 0})
-	return AgentReply{Output: string(out), Agents: states}
+	timedOut := "false"
+	if len(fields) == 0 {
+		timedOut = "true"
+	}
+	out := "{" + jsonField("status", "{"+strings.Join(fields, ",")+"}") + "," + jsonField("timed_out", timedOut) + "}"
+	return AgentReply{Output: out, Agents: states}
 }
 
 func (t *thread) closeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
-	var a targetArgs
-	if err := json.Unmarshal([]byte(orEmpty(r.Arguments)), &a); err != nil {
-		return AgentReply{Error: "invalid arguments: " + err.Error()}
-	}
+	a := r.Args
 	ag, msg := t.known(a.Target)
 	if ag == nil {
 		return AgentReply{Error: msg}
@@ -409,8 +371,8 @@ func (t *thread) closeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	if ag.Status != AgentShutdown {
 		t.shutDown(ctx, ag)
 	}
-	out, _ := json.Marshal(map[string]any{"previous_status": statusJSON(prev)})
-	return AgentReply{Output: string(out), Agents: []AgentState{t.stateOf(ag.ID)}}
+	out := "{" + jsonField("previous_status", statusJSON(prev)) + "}"
+	return AgentReply{Output: out, Agents: []AgentState{t.stateOf(ag.ID)}}
 }
 
 // shutDown closes one sub-agent (it closes its own) and marks it so.
@@ -422,10 +384,7 @@ func (t *thread) shutDown(ctx workflow.Context, ag *SubAgent) {
 }
 
 func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
-	var a targetArgs
-	if err := json.Unmarshal([]byte(orEmpty(r.Arguments)), &a); err != nil {
-		return AgentReply{Error: "invalid arguments: " + err.Error()}
-	}
+	a := r.Args
 	ag, msg := t.known(a.ID)
 	if ag == nil {
 		return AgentReply{Error: strings.Replace(msg, "target is required", "id is required", 1)}
@@ -452,8 +411,8 @@ func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		}
 		ag.Sent, ag.Done = st.NextTurn-1, st.NextTurn-1
 	}
-	out, _ := json.Marshal(map[string]any{"status": statusJSON(t.stateOf(ag.ID))})
-	return AgentReply{Output: string(out), Agents: []AgentState{t.stateOf(ag.ID)}}
+	out := "{" + jsonField("status", statusJSON(t.stateOf(ag.ID))) + "}"
+	return AgentReply{Output: out, Agents: []AgentState{t.stateOf(ag.ID)}}
 }
 
 // takeReport records the end of a sub-agent's turn.
@@ -536,9 +495,35 @@ func (t *thread) closeAll(ctx workflow.Context) {
 	}
 }
 
-func orEmpty(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return "{}"
+// jsonString quotes s as a JSON string. The tools' outputs are built by
+// hand: encoding/json ranges over maps and reflects, which workflowcheck
+// cannot tell apart from non-determinism.
+func jsonString(s string) string {
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x2028 || r == 0x2029:
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hex[(r>>shift)&0xf])
+			}
+		default:
+			b.WriteRune(r)
+		}
 	}
-	return s
+	b.WriteByte('"')
+	return b.String()
 }
+
+func jsonField(name, value string) string { return jsonString(name) + ":" + value }

@@ -1,8 +1,6 @@
 package workflows
 
 import (
-	"encoding/json"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/interpreter-dev/interpreter/activities"
@@ -49,9 +47,13 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 	it := t.newItem(ItemCollabAgentToolCall)
 	it.CallID, it.Status = c.Call.CallID, StatusInProgress
 	it.Agent = &AgentCall{Tool: x.Tool, SenderThreadID: t.in.ThreadID}
-	describeAgentCall(it.Agent, c.Inv.Arguments)
+	var args harness.AgentArgs
+	if c.Inv.Agent != nil {
+		args = *c.Inv.Agent
+	}
+	describeAgentCall(it.Agent, args)
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
-	req := AgentRequest{TurnID: t.in.TurnID, CallID: c.Call.CallID, Tool: x.Tool, Arguments: c.Inv.Arguments, Config: t.in.Config}
+	req := AgentRequest{TurnID: t.in.TurnID, CallID: c.Call.CallID, Tool: x.Tool, Args: args, Config: t.in.Config}
 	err := workflow.SignalExternalWorkflow(ctx, t.in.ThreadID, "", SignalAgentRequest, req).Get(ctx, nil)
 	var rep AgentReply
 	if err == nil {
@@ -85,17 +87,8 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 }
 
 // describeAgentCall fills what an item shows of a call before it runs.
-func describeAgentCall(a *AgentCall, args string) {
-	var v struct {
-		agentInput
-		Model   string   `json:"model"`
-		Effort  string   `json:"reasoning_effort"`
-		Target  string   `json:"target"`
-		ID      string   `json:"id"`
-		Targets []string `json:"targets"`
-	}
-	_ = json.Unmarshal([]byte(orEmpty(args)), &v)
-	a.Prompt, _ = v.prompt()
+func describeAgentCall(a *AgentCall, v harness.AgentArgs) {
+	a.Prompt, _ = agentPrompt(v)
 	a.Model, a.Effort = v.Model, v.Effort
 	for _, id := range append([]string{v.Target, v.ID}, v.Targets...) {
 		if id != "" {
