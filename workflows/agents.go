@@ -207,10 +207,10 @@ type AgentCall struct {
 	Agents         []AgentState `json:"agents,omitempty"`
 }
 
-// agentID is the thread id of a thread's n-th sub-agent: a UUID, as
+// AgentID is the thread id of a thread's n-th sub-agent: a UUID, as
 // Codex's thread ids are, derived from the parent's id so that it needs
 // no randomness.
-func agentID(parent string, n int) string {
+func AgentID(parent string, n int) string {
 	return uuid.NewSHA1(uuid.NameSpaceURL, []byte("interpreter:"+parent+"/agent-"+itoa(n))).String()
 }
 

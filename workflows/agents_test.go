@@ -130,7 +130,7 @@ func runRoot(t *testing.T, env *testsuite.TestWorkflowEnvironment, cfg ThreadCon
 // follows.
 func TestSubAgentsSpawnAndWait(t *testing.T) {
 	env := newEnv(t)
-	ids := []string{agentID(testThreadID, 1), agentID(testThreadID, 2), agentID(testThreadID, 3)}
+	ids := []string{AgentID(testThreadID, 1), AgentID(testThreadID, 2), AgentID(testThreadID, 3)}
 	results := map[string]any{}
 	waits := 0
 	m := &agentModel{script: func(n int, in activities.ModelInput) *activities.ModelOutput {
@@ -211,7 +211,7 @@ func TestSubAgentsSpawnAndWait(t *testing.T) {
 // stops the command and reports the status from before.
 func TestSubAgentWaitTimesOutThenCloses(t *testing.T) {
 	env := newEnv(t)
-	id := agentID(testThreadID, 1)
+	id := AgentID(testThreadID, 1)
 	var waitedFrom, waitedTo time.Time
 	m := &agentModel{
 		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
@@ -267,7 +267,7 @@ func TestSubAgentWaitTimesOutThenCloses(t *testing.T) {
 // the answer to that message, not the interrupted turn.
 func TestSubAgentSendInputInterrupts(t *testing.T) {
 	env := newEnv(t)
-	id := agentID(testThreadID, 1)
+	id := AgentID(testThreadID, 1)
 	m := &agentModel{
 		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
 			switch n {
@@ -313,7 +313,7 @@ func TestSubAgentSendInputInterrupts(t *testing.T) {
 // says why; the turn goes on.
 func TestSubAgentLimitsAndBadInput(t *testing.T) {
 	env := newEnv(t)
-	id := agentID(testThreadID, 1)
+	id := AgentID(testThreadID, 1)
 	cfg := agentsConfig(AgentsConfig{MaxThreads: 1, Models: []string{"small-model"}})
 	cfg.SandboxMode = "read-only"
 	m := &agentModel{
@@ -373,8 +373,8 @@ func TestSubAgentLimitsAndBadInput(t *testing.T) {
 // own; closing the first closes the second, whose command stops.
 func TestSubAgentCloseClosesTree(t *testing.T) {
 	env := newEnv(t)
-	id := agentID(testThreadID, 1)
-	grand := agentID(id, 1)
+	id := AgentID(testThreadID, 1)
+	grand := AgentID(id, 1)
 	m := &agentModel{
 		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
 			switch n {
@@ -419,7 +419,7 @@ func TestSubAgentCloseClosesTree(t *testing.T) {
 // an open sub-agent carries it; the new run reaches it, and its report
 // reaches the new run's wait_agent.
 func TestSubAgentsSurviveContinueAsNew(t *testing.T) {
-	id := agentID(testThreadID, 1)
+	id := AgentID(testThreadID, 1)
 	env := newEnv(t)
 	m := &agentModel{
 		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
@@ -496,9 +496,9 @@ func TestSubAgentToolsOffered(t *testing.T) {
 		tr.in.Code = 5
 		require.Empty(t, tr.agentTools(), "turn code 5 offers none")
 	}
-	require.True(t, strings.HasPrefix(agentID("a", 1), ""), "ids are UUIDs")
-	require.Len(t, agentID("a", 1), 36)
-	require.NotEqual(t, agentID("a", 1), agentID("a", 2))
+	require.True(t, strings.HasPrefix(AgentID("a", 1), ""), "ids are UUIDs")
+	require.Len(t, AgentID("a", 1), 36)
+	require.NotEqual(t, AgentID("a", 1), AgentID("a", 2))
 }
 
 // The hand-built JSON of the tools' outputs reads back as encoding/json

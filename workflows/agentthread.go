@@ -163,7 +163,7 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	}
 	t.st.NextAgent++
 	n := t.st.NextAgent
-	id := agentID(t.id, n)
+	id := AgentID(t.id, n)
 	nick := nicknames[(n-1)%len(nicknames)]
 	if n > len(nicknames) {
 		nick += " " + itoa((n-1)/len(nicknames)+1)
