@@ -1,0 +1,47 @@
+package appserver
+
+import "github.com/interpreter-dev/interpreter/workflows"
+
+// collabTools maps the sub-agent tools onto the protocol's CollabAgentTool.
+var collabTools = map[string]string{
+	"spawn_agent": "spawnAgent", "send_input": "sendInput", "wait_agent": "wait",
+	"close_agent": "closeAgent", "resume_agent": "resumeAgent",
+}
+
+// collabStatuses maps sub-agent statuses onto CollabAgentStatus.
+var collabStatuses = map[string]string{
+	workflows.AgentPendingInit: "pendingInit", workflows.AgentRunning: "running",
+	workflows.AgentInterrupted: "interrupted", workflows.AgentCompleted: "completed",
+	workflows.AgentErrored: "errored", workflows.AgentShutdown: "shutdown", workflows.AgentNotFound: "notFound",
+}
+
+// collabItem renders a sub-agent tool call as Codex's
+// collabAgentToolCall item: who called, which agents, their states.
+func collabItem(it *workflows.Item) map[string]any {
+	a := it.Agent
+	if a == nil {
+		a = &workflows.AgentCall{}
+	}
+	status := "inProgress"
+	switch it.Status {
+	case workflows.StatusCompleted:
+		status = "completed"
+	case workflows.StatusInterrupted:
+		status = "interrupted"
+	case workflows.StatusFailed, workflows.StatusDeclined:
+		status = "failed"
+	}
+	states := map[string]any{}
+	for _, s := range a.Agents {
+		st := map[string]any{"status": orDefault(collabStatuses[s.Status], "notFound"), "message": nil}
+		if s.Message != "" {
+			st["message"] = s.Message
+		}
+		states[s.ThreadID] = st
+	}
+	receivers := append([]string{}, a.Receivers...)
+	return map[string]any{"type": "collabAgentToolCall", "id": it.ID, "tool": orDefault(collabTools[a.Tool], "spawnAgent"),
+		"status": status, "senderThreadId": a.SenderThreadID, "receiverThreadIds": receivers,
+		"prompt": nilIfEmpty(a.Prompt), "model": nilIfEmpty(a.Model), "reasoningEffort": nilIfEmpty(a.Effort),
+		"agentsStates": states}
+}

@@ -1,0 +1,33 @@
+package appserver
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// A sub-agent tool call shows as Codex's collabAgentToolCall item, valid
+// against the reference schemas, started and completed.
+func TestCollabAgentItemMatchesSchema(t *testing.T) {
+	v := schema(t)
+	it := &workflows.Item{ID: "item_3", Type: workflows.ItemCollabAgentToolCall, Status: workflows.StatusCompleted,
+		Agent: &workflows.AgentCall{Tool: "spawn_agent", SenderThreadID: "root", Receivers: []string{"kid"}, Prompt: "look",
+			Agents: []workflows.AgentState{{ThreadID: "kid", Status: workflows.AgentCompleted, Message: "found"}}}}
+	for _, item := range []map[string]any{startedItem(it), itemJSON(it)} {
+		n := map[string]any{"method": "item/completed", "params": map[string]any{"threadId": "root", "turnId": "root/turn-1", "item": item,
+			"completedAtMs": 1}}
+		raw, _ := json.Marshal(n)
+		if err := v.Check("ServerNotification", raw); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+	}
+	got := itemJSON(it)
+	if got["tool"] != "spawnAgent" || got["status"] != "completed" {
+		t.Errorf("item %v", got)
+	}
+	st := got["agentsStates"].(map[string]any)["kid"].(map[string]any)
+	if st["status"] != "completed" || st["message"] != "found" {
+		t.Errorf("state %v", st)
+	}
+}
