@@ -45,3 +45,19 @@ func collabItem(it *workflows.Item) map[string]any {
 		"prompt": nilIfEmpty(a.Prompt), "model": nilIfEmpty(a.Model), "reasoningEffort": nilIfEmpty(a.Effort),
 		"agentsStates": states}
 }
+
+// subAgentThread marks a sub-agent's thread as Codex marks one: its
+// parent, nickname and role, and a subAgent thread_spawn source.
+func subAgentThread(th *Thread, p workflows.AgentParent) {
+	parent, nick, role := p.ThreadID, p.Nickname, p.Role
+	th.ParentThreadID = &parent
+	if nick != "" {
+		th.AgentNickname = &nick
+	}
+	if role != "" {
+		th.AgentRole = &role
+	}
+	th.Source = map[string]any{"subAgent": map[string]any{"thread_spawn": map[string]any{
+		"parent_thread_id": parent, "depth": p.Depth, "agent_nickname": nilIfEmpty(nick),
+		"agent_role": nilIfEmpty(role), "agent_path": nil}}}
+}

@@ -31,3 +31,18 @@ func TestCollabAgentItemMatchesSchema(t *testing.T) {
 		t.Errorf("state %v", st)
 	}
 }
+
+// A sub-agent's thread carries its parent, nickname, role and a subAgent
+// source, valid against the reference schemas.
+func TestSubAgentThreadMatchesSchema(t *testing.T) {
+	v := schema(t)
+	th := Thread{ID: "kid", SessionID: "kid", Status: ThreadStatus{Type: "idle"}, Cwd: "/work", CLIVersion: "1", Source: "appServer", Turns: []Turn{}}
+	subAgentThread(&th, workflows.AgentParent{ThreadID: "root", RootID: "root", Depth: 1, Role: "explorer", Nickname: "Ada"})
+	raw, _ := json.Marshal(map[string]any{"method": "thread/started", "params": map[string]any{"thread": th}})
+	if err := v.Check("ServerNotification", raw); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	if *th.ParentThreadID != "root" || *th.AgentRole != "explorer" {
+		t.Errorf("thread %+v", th)
+	}
+}

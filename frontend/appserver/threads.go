@@ -219,13 +219,17 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread
 	if info.Name != "" {
 		name = &info.Name
 	}
-	return Thread{
+	th := Thread{
 		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
 		ModelProvider: info.Config.Provider.ID,
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
 		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
 		Turns: turns, Name: name,
 	}
+	if info.View != nil && info.View.Parent != nil {
+		subAgentThread(&th, *info.View.Parent)
+	}
+	return th
 }
 
 // subscribe makes this connection follow a thread's turns.
