@@ -1,6 +1,8 @@
 package appserver
 
-import "github.com/interpreter-dev/interpreter/workflows"
+import (
+	"github.com/interpreter-dev/interpreter/workflows"
+)
 
 // collabTools maps the sub-agent tools onto the protocol's CollabAgentTool.
 var collabTools = map[string]string{
@@ -60,4 +62,23 @@ func subAgentThread(th *Thread, p workflows.AgentParent) {
 	th.Source = map[string]any{"subAgent": map[string]any{"thread_spawn": map[string]any{
 		"parent_thread_id": parent, "depth": p.Depth, "agent_nickname": nilIfEmpty(nick),
 		"agent_role": nilIfEmpty(role), "agent_path": nil}}}
+}
+
+// announceSubAgent sends thread/started for the thread a completed
+// spawn_agent started, as Codex announces a spawned agent's thread. It
+// reads the thread in the background: the turn's notifications go on.
+func (c *conn) announceSubAgent(it *workflows.Item) {
+	if it.Status != workflows.StatusCompleted || it.Agent == nil || it.Agent.Tool != "spawn_agent" || len(it.Agent.Receivers) == 0 {
+		return
+	}
+	id := it.Agent.Receivers[0]
+	go func() {
+		ctx, cancel := c.requestContext()
+		defer cancel()
+		info, err := c.s.backend.Thread(ctx, id)
+		if err != nil {
+			return // the spawn item itself still shows the agent
+		}
+		c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": c.thread(info, statusActive(), nil)}})
+	}()
 }
