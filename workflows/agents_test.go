@@ -510,3 +510,46 @@ func TestAgentJSONString(t *testing.T) {
 		require.Equal(t, s, back)
 	}
 }
+
+// TestSubAgentResume: a closed agent reopens with its conversation and
+// takes new input; send_input to it while closed is refused.
+func TestSubAgentResume(t *testing.T) {
+	env := newEnv(t)
+	id := AgentID(testThreadID, 1)
+	m := &agentModel{
+		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
+			switch n {
+			case 1:
+				return withCalls(n, "", agentCall("s", "spawn_agent", map[string]any{"message": "first task"}))
+			case 2:
+				return withCalls(n, "", agentCall("w", "wait_agent", map[string]any{"targets": []string{id}, "timeout_ms": 60000}))
+			case 3:
+				return withCalls(n, "", agentCall("c", "close_agent", map[string]any{"target": id}))
+			case 4:
+				return withCalls(n, "", agentCall("closed", "send_input", map[string]any{"target": id, "message": "x"}))
+			case 5:
+				return withCalls(n, "", agentCall("r", "resume_agent", map[string]any{"id": id}))
+			case 6:
+				return withCalls(n, "",
+					agentCall("i", "send_input", map[string]any{"target": id, "message": "second task"}),
+					agentCall("w2", "wait_agent", map[string]any{"targets": []string{id}, "timeout_ms": 60000}))
+			}
+			return answer(n, "done")
+		},
+		child: func(_ string, n int, in activities.ModelInput) *activities.ModelOutput {
+			return answer(200+n, "answer "+itoa(n)+" on "+in.Transcript)
+		},
+	}
+	mockAgentModel(env, m)
+	runRoot(t, env, agentsConfig(AgentsConfig{}), time.Hour, nil)
+	calls := m.rootCalls()
+	require.Len(t, calls, 7)
+	_, e := outputOf(t, calls[4], "closed")
+	require.True(t, e.Error)
+	require.Contains(t, e.Text, "is closed; reopen it with resume_agent")
+	out, _ := outputOf(t, calls[5], "r")
+	require.Equal(t, map[string]any{"status": map[string]any{"completed": "answer 1 on "}}, out)
+	out, _ = outputOf(t, calls[6], "w2")
+	require.Equal(t, map[string]any{"status": map[string]any{id: map[string]any{"completed": "answer 2 on " + transcriptRef(201)}}, "timed_out": false}, out,
+		"the reopened agent goes on from its conversation")
+}
