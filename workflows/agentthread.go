@@ -230,7 +230,8 @@ func (t *thread) startAgent(ctx workflow.Context, in ThreadInput, nick, role, pr
 		WorkflowTaskTimeout:   ThreadTaskTimeout,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		Memo:                  map[string]any{MemoParentThread: t.id, MemoAgentRole: role, MemoAgentNickname: nick},
+		Memo: map[string]any{MemoParentThread: t.id, MemoAgentRole: role, MemoAgentNickname: nick,
+			MemoAgentDepth: in.Parent.Depth},
 	})
 	f := workflow.ExecuteChildWorkflow(cctx, ThreadWorkflow, in)
 	return f.GetChildWorkflowExecution().Get(ctx, nil)
@@ -241,6 +242,7 @@ const (
 	MemoParentThread  = "parent_thread_id"
 	MemoAgentRole     = "agent_role"
 	MemoAgentNickname = "agent_nickname"
+	MemoAgentDepth    = "agent_depth"
 )
 
 func (t *thread) stateOf(id string) AgentState {

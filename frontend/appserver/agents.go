@@ -82,3 +82,39 @@ func (c *conn) announceSubAgent(it *workflows.Item) {
 		c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": c.thread(info, statusActive(), nil)}})
 	}()
 }
+
+// sourceMatches applies thread/list's sourceKinds and parentThreadId: as
+// in Codex, no kinds means the interactive threads, which sub-agents are
+// not; subAgent or subAgentThreadSpawn asks for them.
+func sourceMatches(info ThreadInfo, kinds []string, parent *string) bool {
+	sub := info.Parent != nil || (info.View != nil && info.View.Parent != nil)
+	if parent != nil {
+		return sub && parentOf(info) == *parent
+	}
+	if len(kinds) == 0 {
+		return !sub
+	}
+	for _, k := range kinds {
+		switch k {
+		case "subAgent", "subAgentThreadSpawn":
+			if sub {
+				return true
+			}
+		case "cli", "vscode", "exec", "appServer", "unknown":
+			if !sub {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func parentOf(info ThreadInfo) string {
+	if info.View != nil && info.View.Parent != nil {
+		return info.View.Parent.ThreadID
+	}
+	if info.Parent != nil {
+		return info.Parent.ThreadID
+	}
+	return ""
+}

@@ -46,3 +46,31 @@ func TestSubAgentThreadMatchesSchema(t *testing.T) {
 		t.Errorf("thread %+v", th)
 	}
 }
+
+// thread/list leaves sub-agents out unless sourceKinds or parentThreadId
+// ask for them.
+func TestSourceMatches(t *testing.T) {
+	root := ThreadInfo{ID: "root"}
+	kid := ThreadInfo{ID: "kid", Parent: &workflows.AgentParent{ThreadID: "root", Depth: 1}}
+	str := func(s string) *string { return &s }
+	for _, c := range []struct {
+		name   string
+		kinds  []string
+		parent *string
+		root   bool
+		kid    bool
+	}{
+		{"default: interactive only", nil, nil, true, false},
+		{"subAgentThreadSpawn", []string{"subAgentThreadSpawn"}, nil, false, true},
+		{"both", []string{"appServer", "subAgent"}, nil, true, true},
+		{"children of root", nil, str("root"), false, true},
+		{"children of another", nil, str("other"), false, false},
+	} {
+		if got := sourceMatches(root, c.kinds, c.parent); got != c.root {
+			t.Errorf("%s: root %v", c.name, got)
+		}
+		if got := sourceMatches(kid, c.kinds, c.parent); got != c.kid {
+			t.Errorf("%s: kid %v", c.name, got)
+		}
+	}
+}
