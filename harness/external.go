@@ -9,6 +9,9 @@ const ToolExternal = "external"
 const (
 	SourceMCP     = "mcp"
 	SourceDynamic = "dynamic"
+	// SourceAgents are the sub-agent tools (spawn_agent and its
+	// siblings): the workflow runs them on its own threads.
+	SourceAgents = "agents"
 )
 
 // ExternalTool is a tool offered to the model besides the harness's own.
@@ -49,7 +52,11 @@ func offered(r Request) []ToolSpec {
 func DecodeCall(h Harness, external []ExternalTool, call ToolCall) Invocation {
 	for _, t := range external {
 		if t.Name == call.Name {
-			return Invocation{Tool: ToolExternal, External: t.Name, Arguments: call.Arguments}
+			inv := Invocation{Tool: ToolExternal, External: t.Name, Arguments: call.Arguments}
+			if t.Source == SourceAgents {
+				inv.Agent, inv.Error = decodeAgentArgs(call.Arguments)
+			}
+			return inv
 		}
 	}
 	return h.Decode(call)

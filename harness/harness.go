@@ -151,6 +151,8 @@ type Invocation struct {
 	// External tools: the offered name and the call's raw JSON arguments.
 	External  string `json:"external,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
+	// Agent are the decoded arguments of a sub-agent tool's call.
+	Agent *AgentArgs `json:"agent,omitempty"`
 
 	Error string `json:"error,omitempty"`
 }

@@ -31,6 +31,9 @@ import "go.temporal.io/sdk/workflow"
 // Code 5 runs the calls of one answer that only read side by side
 // ([turn.runTools]).
 //
+// Code 6 offers the sub-agent tools to threads whose config turns them
+// on ([subAgentCode]).
+//
 // Code 7 ([liveCode]) lets an idle open turn cost little: a shell
 // command's heartbeat timeout grows to [commandHeartbeat] (its worker
 // heartbeats a quarter of that while it prints nothing), an interrupt

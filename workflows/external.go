@@ -22,6 +22,7 @@ func (t *turn) prepareTools(ctx workflow.Context) error {
 		return err
 	}
 	tools = append(tools, mcp...)
+	tools = append(tools, t.agentTools()...)
 	t.st.External = tools
 	return nil
 }
@@ -49,6 +50,8 @@ func (t *turn) runExternal(ctx workflow.Context, c activities.DecodedCall) harne
 		return t.runMCP(ctx, c, x)
 	case harness.SourceDynamic:
 		return t.runDynamic(ctx, c, x)
+	case harness.SourceAgents:
+		return t.runAgentTool(ctx, c, x)
 	}
 	reply.Text, reply.Error = fmt.Sprintf("error: tool %q has an unknown source %q", c.Call.Name, x.Source), true
 	return reply

@@ -222,6 +222,8 @@ type ThreadConfig struct {
 	// MemoryIdle its own memory is extracted.
 	Memories   bool          `json:"memories,omitempty"`
 	MemoryIdle time.Duration `json:"memory_idle,omitempty"`
+	// Agents turns the sub-agent tools on and bounds them (nil: off).
+	Agents *AgentsConfig `json:"agents,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].
@@ -283,6 +285,8 @@ type Item struct {
 	Changes          []FileChange `json:"changes,omitempty"`
 	Items            []TodoItem   `json:"items,omitempty"`
 	Message          string       `json:"message,omitempty"`
+	// Agent is set on collab_agent_tool_call items (see agents.go).
+	Agent *AgentCall `json:"agent,omitempty"`
 	// Dynamic is set on dynamic_tool_call items (see dynamic.go).
 	Dynamic *DynamicCall `json:"dynamic,omitempty"`
 	// MCP tool calls: the server, its tool, the raw JSON arguments and
@@ -506,6 +510,10 @@ type ThreadView struct {
 	ContextTokens int64 `json:"context_tokens,omitempty"`
 	// Name is the thread's name ([UpdateSetName]).
 	Name string `json:"name,omitempty"`
+	// Parent is set for a sub-agent; Agents are the thread's own (their
+	// configs left out).
+	Parent *AgentParent `json:"parent,omitempty"`
+	Agents []SubAgent   `json:"agents,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

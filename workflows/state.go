@@ -15,6 +15,10 @@ type ThreadInput struct {
 	Config   ThreadConfig `json:"config"`
 	// State is set when the thread continued as new.
 	State *ThreadState `json:"state,omitempty"`
+	// Parent is set for a sub-agent's thread; First is its task, the
+	// turn it starts with.
+	Parent *AgentParent      `json:"parent,omitempty"`
+	First  *StartTurnRequest `json:"first,omitempty"`
 }
 
 // ThreadState is everything a thread carries: continue-as-new passes it
@@ -50,6 +54,11 @@ type ThreadState struct {
 	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
 	NextSession  int           `json:"next_session,omitempty"`
 	SessionUses  int           `json:"session_uses,omitempty"`
+	// Parent is set when the thread is a sub-agent; Agents are the
+	// thread's own sub-agents, NextAgent the number of the last spawned.
+	Parent    *AgentParent `json:"parent,omitempty"`
+	Agents    []SubAgent   `json:"agents,omitempty"`
+	NextAgent int          `json:"next_agent,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.

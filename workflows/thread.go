@@ -58,10 +58,14 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 	if in.State != nil {
 		t.st = *in.State
 	} else {
-		t.st = ThreadState{Config: in.Config, NextTurn: 1}
+		t.st = ThreadState{Config: in.Config, NextTurn: 1, Parent: in.Parent}
 	}
 	if err := t.register(ctx); err != nil {
 		return err
+	}
+	t.registerAgents(ctx)
+	if in.State == nil && in.First != nil {
+		_, _ = t.acceptTurn(ctx, *in.First)
 	}
 	for {
 		work := func() bool { return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) }
@@ -98,7 +102,7 @@ func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
-			ContextTokens: t.st.ContextTokens, Name: t.st.Name}, nil
+			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents)}, nil
 	}); err != nil {
 		return err
 	}
@@ -226,6 +230,8 @@ func (t *thread) validateArchive(ctx workflow.Context) error {
 // still records which code archived it.
 func (t *thread) archive(ctx workflow.Context) error {
 	_ = workflow.GetVersion(ctx, "thread-archive", workflow.DefaultVersion, 1)
+	// Its sub-agents end with it (threads of builds before them have none).
+	t.closeAll(ctx)
 	if t.memoryDue() && workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == 1 {
 		t.extractMemory(ctx)
 	}
@@ -330,6 +336,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	if t.st.Config.SearchAttributes {
 		_ = workflow.UpsertTypedSearchAttributes(ctx, t.turnEndSearchAttributes(q, res, workflow.Now(ctx))...)
 	}
+	t.reportTurn(ctx, res)
 }
 
 func (t *thread) applyOverrides(r StartTurnRequest) {

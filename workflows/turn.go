@@ -38,6 +38,9 @@ type turn struct {
 	hostGiveUp func(msg string)
 	hostLost   bool
 	hostWarned string
+	// agentReplies are the thread's answers to sub-agent calls, by call
+	// id, until the waiting call takes its own.
+	agentReplies map[string]AgentReply
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -71,6 +74,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	if err := t.registerSteer(ctx); err != nil {
 		return TurnResult{}, err
 	}
+	t.registerAgentReplies(ctx)
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
 	}

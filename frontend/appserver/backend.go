@@ -145,6 +145,8 @@ type ThreadInfo struct {
 	// InstructionSources are the instructions files (AGENTS.md...) a
 	// turn of the thread reads (thread/start's instructionSources).
 	InstructionSources []string
+	// Parent is set for a sub-agent's thread (from its memo in lists).
+	Parent *workflows.AgentParent
 }
 
 // ListQuery asks for one page of threads.

@@ -56,6 +56,8 @@ func itemJSON(it *workflows.Item) map[string]any {
 		return dynamicItem(it)
 	case workflows.ItemMCPToolCall:
 		return mcpItem(it)
+	case workflows.ItemCollabAgentToolCall:
+		return collabItem(it)
 	}
 	return nil
 }
@@ -129,6 +131,8 @@ func startedItem(it *workflows.Item) map[string]any {
 		}
 	case workflows.ItemMCPToolCall:
 		c.Status, c.Result, c.Message = workflows.StatusInProgress, "", ""
+	case workflows.ItemCollabAgentToolCall:
+		c.Status = workflows.StatusInProgress
 	case workflows.ItemCommandExecution, workflows.ItemFileChange:
 		c.Status, c.AggregatedOutput, c.ExitCode, c.DurationMs = workflows.StatusInProgress, "", nil, 0
 		if c.Type == workflows.ItemFileChange {

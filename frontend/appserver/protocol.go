@@ -32,13 +32,14 @@ type Thread struct {
 	Path           *string      `json:"path"`
 	Cwd            string       `json:"cwd"`
 	CLIVersion     string       `json:"cliVersion"`
-	Source         string       `json:"source"`
-	ThreadSource   *string      `json:"threadSource"`
-	AgentNickname  *string      `json:"agentNickname"`
-	AgentRole      *string      `json:"agentRole"`
-	GitInfo        *struct{}    `json:"gitInfo"`
-	Name           *string      `json:"name"`
-	Turns          []Turn       `json:"turns"`
+	// Source is "appServer", or for a sub-agent its SubAgentSource.
+	Source        any       `json:"source"`
+	ThreadSource  *string   `json:"threadSource"`
+	AgentNickname *string   `json:"agentNickname"`
+	AgentRole     *string   `json:"agentRole"`
+	GitInfo       *struct{} `json:"gitInfo"`
+	Name          *string   `json:"name"`
+	Turns         []Turn    `json:"turns"`
 }
 
 // ThreadStatus is the protocol's tagged ThreadStatus.

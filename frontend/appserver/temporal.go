@@ -201,6 +201,12 @@ func (a *TemporalBackend) summary(ctx context.Context, id string, runStart time.
 	info.Preview = str(memoTitle)
 	info.ForkedFrom = str(memoForkedFrom)
 	info.Name = str(workflows.MemoName)
+	if parent := str(workflows.MemoParentThread); parent != "" {
+		info.Parent = &workflows.AgentParent{ThreadID: parent, Role: str(workflows.MemoAgentRole), Nickname: str(workflows.MemoAgentNickname), Depth: 1}
+		if p, ok := fields[workflows.MemoAgentDepth]; ok {
+			_ = converter.GetDefaultDataConverter().FromPayload(p, &info.Parent.Depth)
+		}
+	}
 	info.Config.Cwd = str(memoCwd)
 	info.Config.Model = str(memoModel)
 	info.Config.Provider.ID = str(memoProvider)

@@ -229,13 +229,20 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread
 	if info.Name != "" {
 		name = &info.Name
 	}
-	return Thread{
+	th := Thread{
 		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
 		ModelProvider: info.Config.Provider.ID,
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
 		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
 		Turns: turns, Name: name,
 	}
+	switch {
+	case info.View != nil && info.View.Parent != nil:
+		subAgentThread(&th, *info.View.Parent)
+	case info.Parent != nil:
+		subAgentThread(&th, *info.Parent)
+	}
+	return th
 }
 
 // subscribe makes this connection follow a thread's turns.
@@ -490,6 +497,9 @@ type listParams struct {
 	Cwd            json.RawMessage `json:"cwd"`
 	SearchTerm     *string         `json:"searchTerm"`
 	Archived       *bool           `json:"archived"`
+	// SourceKinds and ParentThreadID select sub-agents (see sourceMatches).
+	SourceKinds    []string `json:"sourceKinds"`
+	ParentThreadID *string  `json:"parentThreadId"`
 }
 
 // defaultListLimit is thread/list's page size when the client sets none.
@@ -537,7 +547,7 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 			return nil, internalError("listing threads: %v", err)
 		}
 		for _, info := range page.Threads {
-			if !matches(info, p.ModelProviders, cwds, p.SearchTerm) {
+			if !matches(info, p.ModelProviders, cwds, p.SearchTerm) || !sourceMatches(info, p.SourceKinds, p.ParentThreadID) {
 				continue
 			}
 			data = append(data, c.thread(info, c.statusOf(info), nil))

@@ -438,6 +438,8 @@ func (f *follower) requests(e workflows.Event) {
 		c.askDynamic(*e.Item.Dynamic)
 	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemDynamicToolCall:
 		c.settle(askKey(f.turnID, e.Item.ID))
+	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemCollabAgentToolCall:
+		c.announceSubAgent(e.Item)
 	}
 }
 

@@ -53,6 +53,12 @@ type Summary struct {
 	Open         bool      `json:"open"`
 	StartTime    time.Time `json:"start_time"`
 	LastActivity time.Time `json:"last_activity"`
+	// ParentThreadID, AgentNickname and AgentRole are set for a
+	// sub-agent (from its workflow memo); Depth by [AsTree].
+	ParentThreadID string `json:"parent_thread_id,omitempty"`
+	AgentNickname  string `json:"agent_nickname,omitempty"`
+	AgentRole      string `json:"agent_role,omitempty"`
+	Depth          int    `json:"depth,omitempty"`
 }
 
 // visibilityString quotes a value for a visibility query.
@@ -142,6 +148,9 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
 	memo := e.GetMemo().GetFields()
 	decode(memo["title"], &s.Title)
 	decode(memo["cwd"], &s.Cwd)
+	decode(memo[workflows.MemoParentThread], &s.ParentThreadID)
+	decode(memo[workflows.MemoAgentNickname], &s.AgentNickname)
+	decode(memo[workflows.MemoAgentRole], &s.AgentRole)
 	sa := e.GetSearchAttributes().GetIndexedFields()
 	decode(sa[workflows.SACwd.GetName()], &s.Cwd)
 	decode(sa[workflows.SAModel.GetName()], &s.Model)

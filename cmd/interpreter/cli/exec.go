@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -256,6 +257,11 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	}
 	if err := addWritableRoots(&tc, cfg.WorkspaceWrite.WritableRoots); err != nil {
 		return workflows.ThreadConfig{}, err
+	}
+	if cfg.MultiAgent() && (harnessName == codex.Name || harnessName == codex.ShellName) {
+		a := cfg.Agents
+		tc.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: a.MaxThreads, MaxDepth: a.MaxDepth,
+			JobRuntime: time.Duration(a.JobMaxRuntimeSeconds) * time.Second, Models: a.Models}
 	}
 	return tc, nil
 }

@@ -105,9 +105,16 @@ func (l *ThreadsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	}
 	tw := tabwriter.NewWriter(stdio.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "THREAD\tSTATUS\tLAST ACTIVITY\tCWD\tTITLE")
-	for _, t := range threads {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ThreadID, t.Status, t.LastActivity.Local().Format("2006-01-02 15:04:05"),
-			t.Cwd, clip(t.Title, 60))
+	for _, t := range threadsTree(threads) {
+		id, title := t.ThreadID, t.Title
+		if t.Depth > 0 {
+			id = strings.Repeat("  ", t.Depth-1) + "└ " + id
+		}
+		if title == "" && t.AgentNickname != "" {
+			title = "sub-agent " + t.AgentNickname + " (" + t.AgentRole + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", id, t.Status, t.LastActivity.Local().Format("2006-01-02 15:04:05"),
+			t.Cwd, clip(title, 60))
 	}
 	return tw.Flush()
 }
@@ -387,3 +394,6 @@ func (a *ThreadsArchiveCmd) Run(ctx context.Context, g *Globals, stdio Stdio) er
 	fmt.Fprintf(stdio.Out, "archived %s\n", a.ID)
 	return nil
 }
+
+// threadsTree lists each thread followed by its sub-agents.
+var threadsTree = threads.AsTree

@@ -134,6 +134,9 @@ type Config struct {
 	// the others are Codex's and ignored with a warning.
 	Features Features `toml:"features"`
 
+	// Agents bounds sub-agents (see [Agents]).
+	Agents Agents `toml:"agents"`
+
 	home    string
 	unknown []string
 	opts    Options
@@ -148,6 +151,29 @@ type Features struct {
 	// UnifiedExec false makes the codex harness offer the older shell
 	// tool (harness codex-shell) instead of exec_command / write_stdin.
 	UnifiedExec *bool `toml:"unified_exec"`
+	// MultiAgent offers the codex harness's sub-agent tools (spawn_agent,
+	// send_input, wait_agent, close_agent, resume_agent); nil means off.
+	MultiAgent *bool `toml:"multi_agent"`
+}
+
+// Agents holds [agents], with Codex's key names (models is ours): the
+// bounds of sub-agents.
+type Agents struct {
+	// MaxThreads bounds the open sub-agents of a thread (default 6).
+	MaxThreads int `toml:"max_threads"`
+	// MaxDepth bounds how deep sub-agents nest (default 1: sub-agents
+	// spawn none).
+	MaxDepth int `toml:"max_depth"`
+	// JobMaxRuntimeSeconds bounds each turn of a sub-agent (default 1800).
+	JobMaxRuntimeSeconds int `toml:"job_max_runtime_seconds"`
+	// Models a sub-agent may be given besides its parent's model.
+	Models []string `toml:"models"`
+}
+
+// MultiAgent tells whether the sub-agent tools are on ([features]
+// multi_agent).
+func (c *Config) MultiAgent() bool {
+	return c.Features.MultiAgent != nil && *c.Features.MultiAgent
 }
 
 // ShellSnapshots tells whether login-shell commands run with a snapshot

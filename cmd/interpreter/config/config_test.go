@@ -462,3 +462,20 @@ func TestUnifiedExecFeature(t *testing.T) {
 		t.Errorf("unified exec %v, warnings %q", c.UnifiedExec(), w)
 	}
 }
+
+// [features] multi_agent turns the sub-agent tools on (off by default);
+// [agents] bounds them with Codex's key names.
+func TestMultiAgentFeature(t *testing.T) {
+	setup(t, "")
+	if c := mustLoad(t, Options{Strict: true}); c.MultiAgent() {
+		t.Error("sub-agents are on by default")
+	}
+	setup(t, "[features]\nmulti_agent = true\n[agents]\nmax_threads = 3\nmax_depth = 2\njob_max_runtime_seconds = 60\nmodels = [\"small\"]\n")
+	c := mustLoad(t, Options{Strict: true})
+	if !c.MultiAgent() || c.Agents.MaxThreads != 3 || c.Agents.MaxDepth != 2 || c.Agents.JobMaxRuntimeSeconds != 60 || len(c.Agents.Models) != 1 {
+		t.Errorf("got %v %+v", c.MultiAgent(), c.Agents)
+	}
+	if w := c.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %v", w)
+	}
+}

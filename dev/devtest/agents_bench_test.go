@@ -1,0 +1,72 @@
+package devtest
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// BenchmarkSubAgentFanOut measures one parent turn that spawns n
+// sub-agents in one answer, waits for each, and answers, on the embedded
+// server (SQLite file, as `interpreter dev` keeps it) with two workers;
+// each sub-agent's turn is one fake-model answer. It reports wall time per
+// parent turn and per sub-agent.
+//
+//	go test ./dev/devtest/ -run '^$' -bench SubAgentFanOut -benchtime 3x
+func BenchmarkSubAgentFanOut(b *testing.B) {
+	for _, n := range []int{1, 4, 16} {
+		b.Run("agents="+strconv.Itoa(n), func(b *testing.B) { benchFanOut(b, n) })
+	}
+}
+
+func benchFanOut(b *testing.B, n int) {
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	parents := make([]string, b.N)
+	var turns []fakemodel.Turn
+	for i := range parents {
+		parents[i] = "fanout-" + stamp + "-" + strconv.Itoa(n) + "-" + strconv.Itoa(i)
+		var spawn []fakemodel.ToolCall
+		for range n {
+			spawn = append(spawn, toolCall("spawn_agent", map[string]any{"message": "bench task"}))
+		}
+		steps := []fakemodel.Step{{ToolCalls: spawn}}
+		for len(steps) < n {
+			steps = append(steps, fakemodel.Step{Text: "unused"})
+		}
+		for k := range n {
+			steps = append(steps, fakemodel.Step{ToolCalls: []fakemodel.ToolCall{toolCall("wait_agent", map[string]any{
+				"targets": []string{workflows.AgentID(parents[i], k+1)}, "timeout_ms": 600000})}})
+		}
+		steps = append(steps, fakemodel.Step{Text: "all in"})
+		turns = append(turns, fakemodel.Turn{Match: "fan out " + parents[i], Steps: steps})
+	}
+	turns = append(turns, fakemodel.Turn{Match: "bench task", Steps: []fakemodel.Step{{Text: "done"}}})
+	w := StartFile(b, &fakemodel.Script{Turns: turns})
+	w.StartWorker(WorkerOptions{Name: "bench-a", NoShellSnapshot: true})
+	w.StartWorker(WorkerOptions{Name: "bench-b", NoShellSnapshot: true})
+	cfg := w.Config("")
+	cfg.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: n}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	b.ResetTimer()
+	for i := range b.N {
+		resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: parents[i], TaskQueue: TaskQueue, Config: cfg},
+			workflows.StartTurnRequest{Prompt: "fan out " + parents[i]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := w.WaitTurn(ctx, parents[i], resp.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "all in" {
+			b.Fatalf("parent turn: %+v", res)
+		}
+	}
+	b.StopTimer()
+	per := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(per*1000, "ms/turn")
+	b.ReportMetric(per*1000/float64(n), "ms/agent")
+	b.ReportMetric(0, "ns/op")
+}

@@ -1,0 +1,120 @@
+package appserver
+
+import (
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// collabTools maps the sub-agent tools onto the protocol's CollabAgentTool.
+var collabTools = map[string]string{
+	"spawn_agent": "spawnAgent", "send_input": "sendInput", "wait_agent": "wait",
+	"close_agent": "closeAgent", "resume_agent": "resumeAgent",
+}
+
+// collabStatuses maps sub-agent statuses onto CollabAgentStatus.
+var collabStatuses = map[string]string{
+	workflows.AgentPendingInit: "pendingInit", workflows.AgentRunning: "running",
+	workflows.AgentInterrupted: "interrupted", workflows.AgentCompleted: "completed",
+	workflows.AgentErrored: "errored", workflows.AgentShutdown: "shutdown", workflows.AgentNotFound: "notFound",
+}
+
+// collabItem renders a sub-agent tool call as Codex's
+// collabAgentToolCall item: who called, which agents, their states.
+func collabItem(it *workflows.Item) map[string]any {
+	a := it.Agent
+	if a == nil {
+		a = &workflows.AgentCall{}
+	}
+	status := "inProgress"
+	switch it.Status {
+	case workflows.StatusCompleted:
+		status = "completed"
+	case workflows.StatusInterrupted:
+		status = "interrupted"
+	case workflows.StatusFailed, workflows.StatusDeclined:
+		status = "failed"
+	}
+	states := map[string]any{}
+	for _, s := range a.Agents {
+		st := map[string]any{"status": orDefault(collabStatuses[s.Status], "notFound"), "message": nil}
+		if s.Message != "" {
+			st["message"] = s.Message
+		}
+		states[s.ThreadID] = st
+	}
+	receivers := append([]string{}, a.Receivers...)
+	return map[string]any{"type": "collabAgentToolCall", "id": it.ID, "tool": orDefault(collabTools[a.Tool], "spawnAgent"),
+		"status": status, "senderThreadId": a.SenderThreadID, "receiverThreadIds": receivers,
+		"prompt": nilIfEmpty(a.Prompt), "model": nilIfEmpty(a.Model), "reasoningEffort": nilIfEmpty(a.Effort),
+		"agentsStates": states}
+}
+
+// subAgentThread marks a sub-agent's thread as Codex marks one: its
+// parent, nickname and role, and a subAgent thread_spawn source.
+func subAgentThread(th *Thread, p workflows.AgentParent) {
+	parent, nick, role := p.ThreadID, p.Nickname, p.Role
+	th.ParentThreadID = &parent
+	if nick != "" {
+		th.AgentNickname = &nick
+	}
+	if role != "" {
+		th.AgentRole = &role
+	}
+	th.Source = map[string]any{"subAgent": map[string]any{"thread_spawn": map[string]any{
+		"parent_thread_id": parent, "depth": p.Depth, "agent_nickname": nilIfEmpty(nick),
+		"agent_role": nilIfEmpty(role), "agent_path": nil}}}
+}
+
+// announceSubAgent sends thread/started for the thread a completed
+// spawn_agent started, as Codex announces a spawned agent's thread. It
+// reads the thread in the background: the turn's notifications go on.
+func (c *conn) announceSubAgent(it *workflows.Item) {
+	if it.Status != workflows.StatusCompleted || it.Agent == nil || it.Agent.Tool != "spawn_agent" || len(it.Agent.Receivers) == 0 {
+		return
+	}
+	id := it.Agent.Receivers[0]
+	go func() {
+		ctx, cancel := c.requestContext()
+		defer cancel()
+		info, err := c.s.backend.Thread(ctx, id)
+		if err != nil {
+			return // the spawn item itself still shows the agent
+		}
+		c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": c.thread(info, statusActive(), nil)}})
+	}()
+}
+
+// sourceMatches applies thread/list's sourceKinds and parentThreadId: as
+// in Codex, no kinds means the interactive threads, which sub-agents are
+// not; subAgent or subAgentThreadSpawn asks for them.
+func sourceMatches(info ThreadInfo, kinds []string, parent *string) bool {
+	sub := info.Parent != nil || (info.View != nil && info.View.Parent != nil)
+	if parent != nil {
+		return sub && parentOf(info) == *parent
+	}
+	if len(kinds) == 0 {
+		return !sub
+	}
+	for _, k := range kinds {
+		switch k {
+		case "subAgent", "subAgentThreadSpawn":
+			if sub {
+				return true
+			}
+		case "cli", "vscode", "exec", "appServer", "unknown":
+			if !sub {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func parentOf(info ThreadInfo) string {
+	if info.View != nil && info.View.Parent != nil {
+		return info.View.Parent.ThreadID
+	}
+	if info.Parent != nil {
+		return info.Parent.ThreadID
+	}
+	return ""
+}
