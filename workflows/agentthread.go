@@ -48,6 +48,7 @@ func (t *thread) registerAgents(ctx workflow.Context) {
 			t.closeSelf(ctx)
 		}
 	})
+	t.relayAgentApprovals(ctx)
 }
 
 func (t *thread) depth() int {

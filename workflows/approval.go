@@ -108,6 +108,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	waiting := copyItem(it)
 	waiting.Status = StatusAwaitingApproval
 	t.log.add(Event{Type: EventApprovalRequested, Item: waiting, Approval: &a})
+	t.tellRoot(ctx, a, false)
 
 	nctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
@@ -156,6 +157,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	}
 	a.Decision, a.Note = decision, note
 	t.log.add(Event{Type: EventApprovalResolved, Item: copyItem(it), Approval: &a})
+	t.tellRoot(ctx, a, true)
 	switch decision {
 	case DecisionApproveForSession:
 		t.st.SessionApprovals = append(t.st.SessionApprovals, SessionApproval{Prefix: prefix, Unsandboxed: a.Unsandboxed})

@@ -100,6 +100,9 @@ type TurnInput struct {
 	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
 	NextSession  int           `json:"next_session,omitempty"`
 	SessionUses  int           `json:"session_uses,omitempty"`
+	// RootThread is set in a sub-agent's turns: the thread whose client
+	// answers its approvals ([SignalAgentApproval]).
+	RootThread string `json:"root_thread,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.

@@ -293,6 +293,9 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		Images:           q.Request.Images,
 		ExecSessions:     t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
 	}
+	if t.st.Parent != nil {
+		in.RootThread = t.st.Parent.RootID
+	}
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
 	err := t.child.Get(ctx, &res)
