@@ -434,6 +434,12 @@ func (f *follower) requests(e workflows.Event) {
 		c.askApproval(*e.Approval)
 	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
 		c.settle(askKey(f.turnID, e.Approval.ItemID))
+	case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
+		// A sub-agent's: the request names its thread, turn and item,
+		// and the answer goes to its turn.
+		c.askApproval(*e.Approval)
+	case e.Type == workflows.EventAgentApprovalResolved && e.Approval != nil:
+		c.settle(askKey(e.Approval.TurnID, e.Approval.ItemID))
 	case e.Type == workflows.EventDynamicRequested && e.Item != nil && e.Item.Dynamic != nil:
 		c.askDynamic(*e.Item.Dynamic)
 	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemDynamicToolCall:
