@@ -213,6 +213,13 @@ func (c *call) follow(ctx context.Context, turnID string, announced bool) (workf
 			asks.start(e.Approval.ItemID, func(ctx context.Context) { c.askApproval(ctx, e.Approval) })
 		case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
 			asks.cancel(e.Approval.ItemID)
+		case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
+			// A sub-agent's, relayed by the root: its threadId names the
+			// sub-agent, whose turn takes the decision.
+			a := e.Approval
+			asks.start(a.ThreadID+"#"+a.ItemID, func(ctx context.Context) { c.askApproval(ctx, a) })
+		case e.Type == workflows.EventAgentApprovalResolved && e.Approval != nil:
+			asks.cancel(e.Approval.ThreadID + "#" + e.Approval.ItemID)
 		}
 	})
 	if err != nil {
