@@ -180,7 +180,9 @@ func (s *Session) watch(ctx context.Context, threadID, turnID string, last bool)
 	}()
 	onEvent := func(ev workflows.Event) {
 		s.p.event(ev)
-		if ev.Type == workflows.EventApprovalRequested && ev.Approval != nil {
+		// A sub-agent's approval, relayed into this turn's log, names
+		// the sub-agent's thread: answer reads and decides it there.
+		if (ev.Type == workflows.EventApprovalRequested || ev.Type == workflows.EventAgentApprovalRequested) && ev.Approval != nil {
 			s.answer(fctx, *ev.Approval)
 		}
 	}

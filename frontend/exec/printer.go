@@ -95,7 +95,11 @@ func (p *printer) humanEvent(e workflows.Event) {
 	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
 		PrintApproval(w, *e.Approval)
 		return
-	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
+	case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
+		fmt.Fprintf(w, "\n[a sub-agent asks]")
+		PrintApproval(w, *e.Approval)
+		return
+	case (e.Type == workflows.EventApprovalResolved || e.Type == workflows.EventAgentApprovalResolved) && e.Approval != nil:
 		note := ""
 		if e.Approval.Note != "" {
 			note = " (" + e.Approval.Note + ")"
