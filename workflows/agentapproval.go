@@ -73,6 +73,21 @@ func (t *thread) relayAgentApprovals(ctx workflow.Context) {
 	})
 }
 
+// keepAgentApproval keeps the sub-agents' approvals still pending, which
+// a client that attaches later (thread/resume) reads with the turn's own.
+func (t *turn) keepAgentApproval(m AgentApproval) {
+	kept := t.st.AgentApprovals[:0:0]
+	for _, p := range t.st.AgentApprovals {
+		if p.ThreadID != m.Approval.ThreadID || p.ItemID != m.Approval.ItemID {
+			kept = append(kept, p)
+		}
+	}
+	if !m.Resolved {
+		kept = append(kept, m.Approval)
+	}
+	t.st.AgentApprovals = kept
+}
+
 // registerAgentApprovals logs the sub-agents' approval events the thread
 // passes on.
 func (t *turn) registerAgentApprovals(ctx workflow.Context) {
@@ -89,6 +104,7 @@ func (t *turn) registerAgentApprovals(ctx workflow.Context) {
 			if m.Resolved {
 				typ = EventAgentApprovalResolved
 			}
+			t.keepAgentApproval(m)
 			t.log.add(Event{Type: typ, Approval: &a})
 		}
 	})

@@ -31,7 +31,10 @@ func (t *turn) approvalsOn(ctx workflow.Context) bool {
 func (t *turn) registerApprovals(ctx workflow.Context) error {
 	t.decisions = map[string]string{}
 	if err := workflow.SetQueryHandler(ctx, QueryApprovals, func() ([]Approval, error) {
-		return t.st.Approvals, nil
+		if len(t.st.AgentApprovals) == 0 {
+			return t.st.Approvals, nil
+		}
+		return append(append([]Approval(nil), t.st.Approvals...), t.st.AgentApprovals...), nil
 	}); err != nil {
 		return err
 	}

@@ -122,6 +122,9 @@ type TurnState struct {
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// Approvals are the pending approvals (front ends query them).
 	Approvals []Approval `json:"approvals,omitempty"`
+	// AgentApprovals are the sub-agents' pending approvals relayed into
+	// this (root) turn; the approvals query lists them after its own.
+	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 	// ContextTokens is the conversation's size at the last model call.
 	ContextTokens int64 `json:"context_tokens,omitempty"`
 	// CompactError is set when compacting failed in this turn; it is not

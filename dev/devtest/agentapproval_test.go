@@ -77,6 +77,11 @@ func TestSubAgentApprovalReachesTheRoot(t *testing.T) {
 	if _, err := os.Stat(ran); !os.IsNotExist(err) {
 		t.Fatalf("the command ran before it was approved (%v)", err)
 	}
+	// A client that attaches to the root later reads it with the root
+	// turn's pending approvals.
+	if pending, err := threads.TurnApprovals(ctx, w.Client, resp.TurnID); err != nil || len(pending) != 1 || pending[0].ThreadID != child || pending[0].ItemID != a.ItemID {
+		t.Fatalf("the root turn's pending approvals: %+v, %v", pending, err)
+	}
 	if _, err := threads.Decide(ctx, w.Client, workflows.ApprovalDecision{ThreadID: a.ThreadID, ItemID: a.ItemID, Decision: workflows.DecisionApprove}); err != nil {
 		t.Fatalf("approving the sub-agent's command: %v", err)
 	}
@@ -91,6 +96,9 @@ func TestSubAgentApprovalReachesTheRoot(t *testing.T) {
 	}
 	if r.ItemID != a.ItemID || r.Decision != workflows.DecisionApprove {
 		t.Errorf("resolved: %+v", r)
+	}
+	if pending, err := threads.TurnApprovals(ctx, w.Client, resp.TurnID); err != nil || len(pending) != 0 {
+		t.Errorf("the root turn's pending approvals after the decision: %+v, %v", pending, err)
 	}
 	var res *workflows.TurnResult
 	select {

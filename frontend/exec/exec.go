@@ -208,7 +208,7 @@ func (s *Session) answer(ctx context.Context, a workflows.Approval) {
 	}
 	waiting := false
 	for _, p := range pending {
-		waiting = waiting || p.ItemID == a.ItemID
+		waiting = waiting || (p.ThreadID == a.ThreadID && p.ItemID == a.ItemID)
 	}
 	if !waiting {
 		return
