@@ -62,11 +62,19 @@ func (t *thread) relayAgentApprovals(ctx workflow.Context) {
 		for {
 			var m AgentApproval
 			ch.Receive(ctx, &m)
+			t.st.AgentApprovals = keptApprovals(t.st.AgentApprovals, m)
 			if t.st.Running == "" {
 				continue
 			}
-			turnID := t.st.Running
+			turnID, child := t.st.Running, t.child
 			workflow.Go(ctx, func(ctx workflow.Context) {
+				if child != nil {
+					// A turn just begun takes the signal once it runs;
+					// one that did not start has the approval in its input.
+					if child.GetChildWorkflowExecution().Get(ctx, nil) != nil {
+						return
+					}
+				}
 				_ = workflow.SignalExternalWorkflow(ctx, turnID, "", SignalAgentApproval, m).Get(ctx, nil)
 			})
 		}
@@ -76,8 +84,14 @@ func (t *thread) relayAgentApprovals(ctx workflow.Context) {
 // keepAgentApproval keeps the sub-agents' approvals still pending, which
 // a client that attaches later (thread/resume) reads with the turn's own.
 func (t *turn) keepAgentApproval(m AgentApproval) {
-	kept := t.st.AgentApprovals[:0:0]
-	for _, p := range t.st.AgentApprovals {
+	t.st.AgentApprovals = keptApprovals(t.st.AgentApprovals, m)
+}
+
+// keptApprovals is list with m's approval added (asked) or dropped
+// (resolved).
+func keptApprovals(list []Approval, m AgentApproval) []Approval {
+	var kept []Approval
+	for _, p := range list {
 		if p.ThreadID != m.Approval.ThreadID || p.ItemID != m.Approval.ItemID {
 			kept = append(kept, p)
 		}
@@ -85,7 +99,7 @@ func (t *turn) keepAgentApproval(m AgentApproval) {
 	if !m.Resolved {
 		kept = append(kept, m.Approval)
 	}
-	t.st.AgentApprovals = kept
+	return kept
 }
 
 // registerAgentApprovals logs the sub-agents' approval events the thread
@@ -93,6 +107,14 @@ func (t *turn) keepAgentApproval(m AgentApproval) {
 func (t *turn) registerAgentApprovals(ctx workflow.Context) {
 	if t.in.Code < subAgentCode {
 		return
+	}
+	if t.in.State == nil {
+		// Asked before this turn began (none was running, or the last
+		// one ended): its client is asked now.
+		for _, a := range t.in.AgentApprovals {
+			t.keepAgentApproval(AgentApproval{Approval: a})
+			t.log.add(Event{Type: EventAgentApprovalRequested, Approval: &a})
+		}
 	}
 	ch := workflow.GetSignalChannel(ctx, SignalAgentApproval)
 	workflow.Go(ctx, func(ctx workflow.Context) {

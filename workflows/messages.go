@@ -514,6 +514,8 @@ type ThreadView struct {
 	// configs left out).
 	Parent *AgentParent `json:"parent,omitempty"`
 	Agents []SubAgent   `json:"agents,omitempty"`
+	// AgentApprovals are its sub-agents' pending approvals (a root's).
+	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

@@ -59,6 +59,10 @@ type ThreadState struct {
 	Parent    *AgentParent `json:"parent,omitempty"`
 	Agents    []SubAgent   `json:"agents,omitempty"`
 	NextAgent int          `json:"next_agent,omitempty"`
+	// AgentApprovals are the pending approvals of the thread's sub-agents
+	// (of any depth) relayed to it as the root; each new turn starts with
+	// them in its log.
+	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -103,6 +107,9 @@ type TurnInput struct {
 	// RootThread is set in a sub-agent's turns: the thread whose client
 	// answers its approvals ([SignalAgentApproval]).
 	RootThread string `json:"root_thread,omitempty"`
+	// AgentApprovals are the sub-agents' approvals pending when the turn
+	// starts (see [ThreadState.AgentApprovals]).
+	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.

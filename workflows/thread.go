@@ -102,7 +102,8 @@ func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
-			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents)}, nil
+			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents),
+			AgentApprovals: t.st.AgentApprovals}, nil
 	}); err != nil {
 		return err
 	}
@@ -296,6 +297,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	if t.st.Parent != nil {
 		in.RootThread = t.st.Parent.RootID
 	}
+	in.AgentApprovals = t.st.AgentApprovals
 	var res TurnResult
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
 	err := t.child.Get(ctx, &res)

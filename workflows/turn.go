@@ -75,10 +75,10 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		return TurnResult{}, err
 	}
 	t.registerAgentReplies(ctx)
-	t.registerAgentApprovals(ctx)
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
 	}
+	t.registerAgentApprovals(ctx)
 
 	ctx, stopTimer := t.withTimeout(ctx)
 	defer stopTimer()

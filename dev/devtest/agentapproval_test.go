@@ -128,3 +128,85 @@ func TestSubAgentApprovalReachesTheRoot(t *testing.T) {
 		t.Errorf("sub-agents: %+v", view.Agents)
 	}
 }
+
+// TestSubAgentApprovalWaitsForTheRootsNextTurn: the root's turn ends
+// right after the spawn, so no turn of the root runs when the sub-agent
+// asks. The root thread keeps the approval, and its next turn starts
+// with it in its log, where the client following that turn answers it.
+func TestSubAgentApprovalWaitsForTheRootsNextTurn(t *testing.T) {
+	parent := "agents-approval-later-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	ran := filepath.Join(t.TempDir(), "ran")
+	child := workflows.AgentID(parent, 1)
+	script := &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "start a helper", Steps: []fakemodel.Step{
+			{ToolCalls: []fakemodel.ToolCall{toolCall("spawn_agent", map[string]any{"message": "record the run"})}},
+			{Text: "spawned"},
+		}},
+		{Match: "record the run", Steps: []fakemodel.Step{
+			{Shell: "echo once >> " + ran + "; echo recorded"},
+			{Text: "recorded it"},
+		}},
+		{Match: "check on the helper", Steps: []fakemodel.Step{
+			{ToolCalls: []fakemodel.ToolCall{toolCall("wait_agent", map[string]any{"targets": []string{child}, "timeout_ms": 600000})}},
+			{Text: "the helper is done"},
+		}},
+	}}
+	w := Start(t, script)
+	w.StartWorker(WorkerOptions{NoShellSnapshot: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := agentsConfig(w)
+	cfg.ApprovalPolicy, cfg.SandboxMode = "untrusted", "danger-full-access" // the test binary is no sandbox helper
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: parent, TaskQueue: TaskQueue, Config: cfg},
+		workflows.StartTurnRequest{Prompt: "start a helper"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := w.WaitTurn(ctx, parent, resp.TurnID); res.Status != workflows.StatusCompleted {
+		t.Fatalf("first root turn: %+v", res)
+	}
+	// Until the root thread holds the sub-agent's request.
+	for {
+		v, err := threads.Read(ctx, w.Client, parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.AgentApprovals) == 1 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the root thread never heard of the sub-agent's approval: %+v", v)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	turn2, err := threads.Reply(ctx, w.Client, parent, workflows.StartTurnRequest{Prompt: "check on the helper"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decided := false
+	res, err := threads.Follow(ctx, w.Client, turn2.TurnID, 0, func(e workflows.Event) {
+		if e.Type != workflows.EventAgentApprovalRequested || e.Approval == nil || decided {
+			return
+		}
+		decided = true
+		if e.Approval.ThreadID != child {
+			t.Errorf("relayed approval names thread %s, want %s", e.Approval.ThreadID, child)
+		}
+		if _, err := threads.Decide(ctx, w.Client, workflows.ApprovalDecision{ThreadID: e.Approval.ThreadID, ItemID: e.Approval.ItemID, Decision: workflows.DecisionApprove}); err != nil {
+			t.Errorf("approving: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !decided || res.Status != workflows.StatusCompleted || res.FinalMessage != "the helper is done" {
+		t.Fatalf("second root turn (asked: %v): %+v", decided, res)
+	}
+	if b, err := os.ReadFile(ran); err != nil || string(b) != "once\n" {
+		t.Errorf("the command's record: %q, %v (want it run once)", b, err)
+	}
+	if v, err := threads.Read(ctx, w.Client, parent); err != nil || len(v.AgentApprovals) != 0 {
+		t.Errorf("the root still holds approvals: %+v, %v", v.AgentApprovals, err)
+	}
+}
