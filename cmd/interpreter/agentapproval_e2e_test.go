@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +66,55 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 	}
 	if fromSub != 1 || fromRoot != 1 {
 		t.Fatalf("approvals asked: %d of the sub-agent, %d of the root (want one each)", fromSub, fromRoot)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.work, "by-sub-agent")); err != nil || string(b) != "once\n" {
+		t.Fatalf("the sub-agent's command: %q, %v (want it run once)", b, err)
+	}
+}
+
+// `interpreter exec` on a terminal (util-linux `script` gives it one) asks
+// the sub-agent's approval as it asks its own, naming the sub-agent's
+// thread; answering y runs the sub-agent's command once.
+func TestExecOnATerminalAsksASubAgentsApproval(t *testing.T) {
+	if _, err := osexec.LookPath("script"); err != nil {
+		t.Fatal("this test needs util-linux script(1) for a terminal")
+	}
+	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "delegate", Steps: []fakemodel.Step{
+			{ToolCalls: []fakemodel.ToolCall{{Name: "spawn_agent", Arguments: json.RawMessage(`{"message":"mark the file"}`)}}},
+			{Shell: "for i in $(seq 600); do [ -f by-sub-agent ] && break; sleep 0.1; done; cat by-sub-agent"},
+			{Text: "the sub-agent marked it"},
+		}},
+		{Match: "mark the file", Steps: []fakemodel.Step{
+			{Shell: "echo once >> by-sub-agent"},
+			{Text: "marked"},
+		}},
+	}})
+	dev := e.startDev()
+	defer dev.kill()
+	args := append([]string{binary, "exec"}, e.config()...)
+	args = append(args, "-c", "temporal.embedded=false", "-c", "features.multi_agent=true",
+		"--approval-policy", "untrusted", "--sandbox", "workspace-write", "delegate the marking")
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := osexec.CommandContext(ctx, "script", "-qefc", strings.Join(quoted, " "), "/dev/null")
+	cmd.Dir = e.work
+	cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
+	// Two approvals will be asked (the root's command and the
+	// sub-agent's): the terminal holds the answers until each is read.
+	cmd.Stdin = strings.NewReader("y\ny\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("exec on a terminal: %v\n%s", err, out)
+	}
+	text := string(out)
+	if !strings.Contains(text, "[a sub-agent asks]") || !strings.Contains(text, "$ echo once >> by-sub-agent") ||
+		strings.Count(text, "Approve item_") < 2 || !strings.Contains(text, "the sub-agent marked it") {
+		t.Fatalf("exec's output:\n%s", text)
 	}
 	if b, err := os.ReadFile(filepath.Join(e.work, "by-sub-agent")); err != nil || string(b) != "once\n" {
 		t.Fatalf("the sub-agent's command: %q, %v (want it run once)", b, err)
