@@ -120,6 +120,12 @@ func TestSubAgentApprovalReachesTheRoot(t *testing.T) {
 	if b, err := os.ReadFile(ran); err != nil || string(b) != "once\n" {
 		t.Errorf("the command's record: %q, %v (want it run once)", b, err)
 	}
+	// What the relay costs, for the README: the histories' sizes.
+	for _, id := range []string{parent, resp.TurnID, child, workflows.TurnWorkflowID(child, 1)} {
+		if st, err := w.ChainStats(ctx, id); err == nil && len(st) > 0 {
+			t.Logf("%s: %d events, %d bytes", id, st[0].Events, st[0].Bytes)
+		}
+	}
 	view, err := threads.Read(ctx, w.Client, parent)
 	if err != nil {
 		t.Fatal(err)
