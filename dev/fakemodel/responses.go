@@ -33,6 +33,7 @@ func (responsesFormat) parse(body []byte) (request, error) {
 			Type    string          `json:"type"`
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
+			Output  json.RawMessage `json:"output"`
 		}
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return request{}, fmt.Errorf("responses request input: %w", err)
@@ -43,6 +44,7 @@ func (responsesFormat) parse(body []byte) (request, error) {
 				q.conv.addUser(contentText(it.Content))
 			case it.Type == "function_call_output" || it.Type == "custom_tool_call_output":
 				q.conv.toolResults++
+				q.conv.outputs = append(q.conv.outputs, contentText(it.Output))
 			}
 		}
 	}

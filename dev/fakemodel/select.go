@@ -14,6 +14,9 @@ type conversation struct {
 	userTexts   int    // user text messages in the request
 	lastUser    string // text of the last of them
 	toolResults int    // tool results after the last user text message
+	// outputs are the texts of those tool results, in order (Responses
+	// only), for the {{output.N...}} references of a step.
+	outputs []string
 }
 
 // addUser records a user text message.
@@ -21,6 +24,7 @@ func (c *conversation) addUser(text string) {
 	c.userTexts++
 	c.lastUser = text
 	c.toolResults = 0
+	c.outputs = nil
 }
 
 // call is one resolved tool call.
@@ -111,7 +115,7 @@ func (s *Server) selectReply(c conversation, body []byte) reply {
 	st := steps[r.step]
 	r.scripted = true
 	r.key = stepKey{ti, r.step}
-	r.text, r.reasoning = st.Text, st.Reasoning
+	r.text, r.reasoning = c.expand(st.Text, false), st.Reasoning
 	r.delay = time.Duration(st.DelayMs) * time.Millisecond
 	r.chunkDelay = time.Duration(st.ChunkDelayMs) * time.Millisecond
 	r.failStatus, r.failTimes, r.dropStream = st.FailStatus, st.failTimes(), st.DropStream
@@ -123,7 +127,7 @@ func (s *Server) selectReply(c conversation, body []byte) reply {
 	}
 	for _, tc := range st.ToolCalls {
 		args, _ := compactObject(tc.Arguments) // validated by New
-		r.calls = append(r.calls, call{Name: tc.Name, Args: args})
+		r.calls = append(r.calls, call{Name: tc.Name, Args: c.expand(args, true)})
 	}
 	for i := range r.calls {
 		r.calls[i].ID = callID(ti, r.step, i)
