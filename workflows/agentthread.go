@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/interpreter-dev/interpreter/harness"
@@ -225,17 +226,38 @@ func childConfig(parent ThreadConfig, a harness.AgentArgs) (ThreadConfig, error)
 // until it runs. The parent's close (continue-as-new included) leaves it
 // running: a closed sub-agent is one that was sent [SignalAgentClose].
 func (t *thread) startAgent(ctx workflow.Context, in ThreadInput, nick, role, prompt string) error {
+	memo := map[string]any{MemoParentThread: t.id, MemoAgentRole: role, MemoAgentNickname: nick,
+		MemoAgentDepth: in.Parent.Depth, "cwd": in.Config.Cwd}
+	if in.First != nil {
+		memo["title"] = oneLine(prompt, 200)
+	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            in.ThreadID,
 		StaticSummary:         "sub-agent " + nick + " (" + role + "): " + oneLine(prompt, 160),
 		WorkflowTaskTimeout:   ThreadTaskTimeout,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		Memo: map[string]any{MemoParentThread: t.id, MemoAgentRole: role, MemoAgentNickname: nick,
-			MemoAgentDepth: in.Parent.Depth},
+		Memo:                  memo,
+		TypedSearchAttributes: agentSearchAttributes(in, prompt),
 	})
 	f := workflow.ExecuteChildWorkflow(cctx, ThreadWorkflow, in)
 	return f.GetChildWorkflowExecution().Get(ctx, nil)
+}
+
+// agentSearchAttributes are a sub-agent thread's, as a front end sets
+// them on a thread it starts (model, cwd, in progress, summary), so
+// `threads list` and its filters see sub-agents as any thread. The
+// child's start command is matched on replay by type and id alone, so
+// adding them is safe.
+func agentSearchAttributes(in ThreadInput, prompt string) temporal.SearchAttributes {
+	if !in.Config.SearchAttributes {
+		return temporal.SearchAttributes{}
+	}
+	up := []temporal.SearchAttributeUpdate{SAModel.ValueSet(in.Config.Model), SACwd.ValueSet(in.Config.Cwd)}
+	if in.First != nil {
+		up = append(up, SAStatus.ValueSet(StatusInProgress), SASummary.ValueSet(ThreadSummary(prompt)))
+	}
+	return temporal.NewSearchAttributes(up...)
 }
 
 // Memo keys of a sub-agent's thread workflow, which lists read.
