@@ -102,6 +102,13 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 			}
 			seen[id] = true
 			s := summarize(e)
+			if o.SearchAttributes && s.Open && s.Status == statusUnknown {
+				// No status attribute (a sub-agent resumed, or a thread
+				// started before they were set): ask the thread.
+				if v, err := Read(ctx, c, id); err == nil {
+					s.Status = viewStatus(v)
+				}
+			}
 			if !o.SearchAttributes {
 				if o.Cwd != "" && s.Cwd != o.Cwd {
 					continue
@@ -126,6 +133,10 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 		}
 	}
 }
+
+// statusUnknown is the status of an open thread whose search attributes
+// do not hold one.
+const statusUnknown = "unknown"
 
 // viewStatus is a thread's status as its search attribute holds it: the
 // running turn's (in_progress) or the last finished turn's.
@@ -161,7 +172,7 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
 	switch e.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		if s.Status == "" {
-			s.Status = "unknown"
+			s.Status = statusUnknown
 		}
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		s.Status = workflows.StatusArchived

@@ -1,8 +1,11 @@
 package threads
 
+import "sort"
+
 // AsTree orders a list as a tree: each thread followed by its sub-agents
-// (depth first, each level in the list's order), Depth set. A sub-agent
-// whose parent is not in the list stays where it was, as a root.
+// (depth first; the top level in the list's order, the sub-agents of a
+// thread oldest first, as they were spawned), Depth set. A sub-agent whose
+// parent is not in the list stays where it was, as a root.
 func AsTree(list []Summary) []Summary {
 	in := map[string]bool{}
 	for _, s := range list {
@@ -16,6 +19,9 @@ func AsTree(list []Summary) []Summary {
 			continue
 		}
 		roots = append(roots, s)
+	}
+	for _, kids := range children {
+		sort.SliceStable(kids, func(i, j int) bool { return kids[i].StartTime.Before(kids[j].StartTime) })
 	}
 	out := make([]Summary, 0, len(list))
 	seen := map[string]bool{}
