@@ -659,10 +659,12 @@ type mcpStdio struct {
 	nextID int
 }
 
-func (e *env) mcpStdio() *mcpStdio {
+// mcpStdio starts `interpreter mcp-server` (with args after it) and
+// initializes the session.
+func (e *env) mcpStdio(args ...string) *mcpStdio {
 	e.t.Helper()
 	s := &mcpStdio{t: e.t}
-	s.piped = e.startPiped([]string{"mcp-server"}, func(b []byte) {
+	s.piped = e.startPiped(append([]string{"mcp-server"}, args...), func(b []byte) {
 		var m map[string]any
 		if json.Unmarshal(b, &m) != nil {
 			m = map[string]any{"unparsed": string(b)}

@@ -38,6 +38,9 @@ type eventMapper struct {
 	began map[string]bool // items whose begin message was sent
 	// announced is set when task_started went out before the log's start.
 	announced bool
+	// agents are the sub-agents' last states the stream has shown (see
+	// agents.go).
+	agents map[string]workflows.AgentState
 }
 
 func taskStarted(turnID string) msg {
@@ -83,6 +86,14 @@ func (m *eventMapper) begin(it *workflows.Item) []msg {
 	case workflows.ItemMCPToolCall:
 		m.began[it.ID] = true
 		return []msg{{"type": "mcp_tool_call_begin", "call_id": it.ID, "invocation": invocation(it)}}
+	case workflows.ItemCollabAgentToolCall:
+		if it.Agent == nil {
+			return nil
+		}
+		if b := m.collabBegin(it); b != nil {
+			m.began[it.ID] = true
+			return []msg{b}
+		}
 	}
 	return nil
 }
@@ -102,6 +113,13 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 			"stdout": "", "stderr": "", "changes": changes(it)})
 	case workflows.ItemMCPToolCall:
 		return append(m.begin(it), mcpEnd(it))
+	case workflows.ItemCollabAgentToolCall:
+		if it.Agent == nil {
+			return nil
+		}
+		if end := m.collabEnd(it); end != nil {
+			return append(m.begin(it), end)
+		}
 	case workflows.ItemTodoList:
 		plan := make([]any, 0, len(it.Items))
 		for _, t := range it.Items {
@@ -248,6 +266,12 @@ func summary(m msg) string {
 		}
 	case "agent_message":
 		return "agent message"
+	case "collab_agent_spawn_end":
+		if id, ok := m["new_thread_id"].(string); ok {
+			return "sub-agent started: " + id
+		}
+	case "collab_waiting_begin":
+		return "waiting for sub-agents"
 	case "task_complete":
 		return "turn completed"
 	case "stream_error":
