@@ -143,6 +143,10 @@ type threadDetail struct {
 	Config   workflows.ThreadConfig `json:"config"`
 	Usage    any                    `json:"usage"`
 	Turns    []turnDetail           `json:"turns"`
+	// Parent is set for a sub-agent; Agents are the thread's sub-agents,
+	// each with its own.
+	Parent *workflows.AgentParent `json:"parent,omitempty"`
+	Agents []agentDetail          `json:"agents,omitempty"`
 }
 
 // Run shows.
@@ -160,7 +164,10 @@ func (s *ThreadsShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	if err != nil {
 		return threadExit(s.ID, err)
 	}
-	d := threadDetail{ThreadID: v.ThreadID, Open: open, Config: v.Config, Usage: v.Usage}
+	d := threadDetail{ThreadID: v.ThreadID, Open: open, Config: v.Config, Usage: v.Usage, Parent: v.Parent}
+	if len(v.Agents) > 0 {
+		d.Agents = agentTree(ctx, b, v.Agents, 1)
+	}
 	for i := range v.Turns {
 		d.Turns = append(d.Turns, readTurn(ctx, b, v.Turns[i].TurnID, v.Turns[i].Number, &v.Turns[i]))
 	}
@@ -181,6 +188,13 @@ func (s *ThreadsShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	fmt.Fprintf(w, "sandbox %s · approval %s\n", c.SandboxMode, c.ApprovalPolicy)
 	fmt.Fprintf(w, "tokens: in %d (cached %d) · out %d · %d turns · context %d tokens\n",
 		v.Usage.InputTokens, v.Usage.CachedInputTokens, v.Usage.OutputTokens, len(d.Turns), v.ContextTokens)
+	if v.Parent != nil {
+		fmt.Fprintln(w, parentLine(v.Parent))
+	}
+	if len(d.Agents) > 0 {
+		fmt.Fprintf(w, "sub-agents (%d):\n", len(d.Agents))
+		printAgentTree(w, d.Agents, 0)
+	}
 	for _, t := range d.Turns {
 		fmt.Fprintln(w)
 		if r := t.Result; r != nil {
@@ -294,6 +308,10 @@ func itemLine(it workflows.Item) string {
 		return "context compacted: " + clip(it.Text, 160)
 	case workflows.ItemMCPToolCall:
 		return fmt.Sprintf("mcp %s.%s %s  [%s]", it.Server, it.Tool, clip(it.Arguments, 80), it.Status)
+	case workflows.ItemCollabAgentToolCall:
+		if a := it.Agent; a != nil {
+			return fmt.Sprintf("sub-agents: %s %s  [%s]", a.Tool, strings.Join(a.Receivers, ", "), it.Status)
+		}
 	}
 	return it.Type
 }
