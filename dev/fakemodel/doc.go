@@ -7,7 +7,9 @@
 //   - stateless step selection: which scripted step answers a request is
 //     derived from the conversation carried in the request body alone (user
 //     messages pick the turn, tool results after the last user message pick
-//     the step), so client retries and concurrent threads behave;
+//     the step), so client retries and concurrent threads behave; a step
+//     may quote those tool results ({{output.N}}, see refs.go), as a model
+//     uses an id a tool returned;
 //   - the HTTP server ([Server], [Start], [Serve]) with request recording and
 //     the /_fake/requests and /_fake/reset control endpoints.
 //
