@@ -40,8 +40,17 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 	res, _ = a.call("turn/start", map[string]any{"threadId": root, "input": []any{map[string]any{"type": "text", "text": "delegate the marking"}}})
 	rootTurn := res["turn"].(map[string]any)["id"].(string)
 	var fromSub, fromRoot int
+	subSeen := map[string]int{} // the sub-agent's own notifications, by method
 	for {
 		m := a.read(120 * time.Second)
+		if p, ok := m["params"].(map[string]any); ok && m["id"] == nil {
+			if tid, _ := p["threadId"].(string); tid != "" && tid != root {
+				subSeen[m["method"].(string)]++
+				if it, _ := p["item"].(map[string]any); m["method"] == "item/completed" && it["type"] == "commandExecution" && it["command"] == "echo once >> by-sub-agent" {
+					subSeen["command completed"]++
+				}
+			}
+		}
 		if m["method"] == "item/commandExecution/requestApproval" {
 			p := noteParams(m)
 			switch {
@@ -66,6 +75,11 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 	}
 	if fromSub != 1 || fromRoot != 1 {
 		t.Fatalf("approvals asked: %d of the sub-agent, %d of the root (want one each)", fromSub, fromRoot)
+	}
+	// As Codex's app-server does, the root's client also gets the
+	// sub-agent's own stream, with its threadId.
+	if subSeen["turn/started"] != 1 || subSeen["command completed"] != 1 {
+		t.Errorf("the sub-agent's notifications on the root's connection: %v (want its turn/started and its command's item/completed)", subSeen)
 	}
 	if b, err := os.ReadFile(filepath.Join(e.work, "by-sub-agent")); err != nil || string(b) != "once\n" {
 		t.Fatalf("the sub-agent's command: %q, %v (want it run once)", b, err)

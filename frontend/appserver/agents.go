@@ -1,6 +1,8 @@
 package appserver
 
 import (
+	"context"
+
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -81,6 +83,28 @@ func (c *conn) announceSubAgent(it *workflows.Item) {
 		}
 		c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": c.thread(info, statusActive(), nil)}})
 	}()
+}
+
+// followAgents makes the connection follow the threads a completed
+// sub-agent call concerns, as Codex's app-server streams a spawned
+// agent's notifications to its root's client: thread/status/changed,
+// turn/started, items and turn/completed with the sub-agent's threadId,
+// for each of its turns from its first (a sub-agent's turns are never
+// "already there" for this connection, so none is skipped as seen).
+func (c *conn) followAgents(it *workflows.Item) {
+	if it.Agent == nil || it.Status != workflows.StatusCompleted {
+		return
+	}
+	for _, id := range it.Agent.Receivers {
+		c.mu.Lock()
+		if c.threads[id] == nil {
+			ts := &threadState{id: id, followed: map[string]bool{}, seeded: true}
+			ts.ctx, ts.stop = context.WithCancel(c.ctx)
+			c.threads[id] = ts
+			c.watch(ts)
+		}
+		c.mu.Unlock()
+	}
 }
 
 // sourceMatches applies thread/list's sourceKinds and parentThreadId: as

@@ -446,6 +446,7 @@ func (f *follower) requests(e workflows.Event) {
 		c.settle(askKey(f.turnID, e.Item.ID))
 	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemCollabAgentToolCall:
 		c.announceSubAgent(e.Item)
+		c.followAgents(e.Item)
 	}
 }
 
