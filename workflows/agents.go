@@ -192,8 +192,11 @@ type AgentState struct {
 	ThreadID string `json:"thread_id"`
 	Nickname string `json:"nickname,omitempty"`
 	Role     string `json:"role,omitempty"`
-	Status   string `json:"status"`
-	Message  string `json:"message,omitempty"`
+	// Model is the one it runs (front ends show it for a spawn that
+	// named none).
+	Model   string `json:"model,omitempty"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
 }
 
 // AgentCall is what a collab_agent_tool_call item holds.

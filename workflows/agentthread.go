@@ -273,7 +273,7 @@ func (t *thread) stateOf(id string) AgentState {
 	if a == nil {
 		return AgentState{ThreadID: id, Status: AgentNotFound}
 	}
-	return AgentState{ThreadID: id, Nickname: a.Nickname, Role: a.Role, Status: a.Status, Message: a.Message}
+	return AgentState{ThreadID: id, Nickname: a.Nickname, Role: a.Role, Model: a.Model, Status: a.Status, Message: a.Message}
 }
 
 // statusJSON is an agent status as Codex's tools return it: a string, or

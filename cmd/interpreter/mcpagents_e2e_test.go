@@ -44,6 +44,9 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 	if byType["collab_agent_spawn_begin"]["prompt"] != "look around" || spawned == "" || byType["collab_agent_spawn_end"]["new_agent_nickname"] == nil {
 		t.Fatalf("spawn messages %v / %v\n%s", byType["collab_agent_spawn_begin"], byType["collab_agent_spawn_end"], s.diag())
 	}
+	if m := byType["collab_agent_spawn_end"]["model"]; m != "fake-model" {
+		t.Errorf("collab_agent_spawn_end model %v, want the one the sub-agent runs (the parent's)", m)
+	}
 	if ids, _ := byType["collab_waiting_begin"]["receiver_thread_ids"].([]any); len(ids) != 1 || ids[0] != spawned {
 		t.Errorf("collab_waiting_begin %v, want receiver %s", byType["collab_waiting_begin"], spawned)
 	}

@@ -44,9 +44,13 @@ func collabItem(it *workflows.Item) map[string]any {
 		states[s.ThreadID] = st
 	}
 	receivers := append([]string{}, a.Receivers...)
+	model := a.Model
+	if model == "" && a.Tool == "spawn_agent" && len(a.Agents) > 0 {
+		model = a.Agents[0].Model // as Codex's completed spawn: the model it runs
+	}
 	return map[string]any{"type": "collabAgentToolCall", "id": it.ID, "tool": orDefault(collabTools[a.Tool], "spawnAgent"),
 		"status": status, "senderThreadId": a.SenderThreadID, "receiverThreadIds": receivers,
-		"prompt": nilIfEmpty(a.Prompt), "model": nilIfEmpty(a.Model), "reasoningEffort": nilIfEmpty(a.Effort),
+		"prompt": nilIfEmpty(a.Prompt), "model": nilIfEmpty(model), "reasoningEffort": nilIfEmpty(a.Effort),
 		"agentsStates": states}
 }
 

@@ -28,7 +28,7 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 
 // defaultEffort stands for the reasoning effort of a sub-agent spawned
 // without one (it inherits its parent's, which the log does not hold);
-// Codex's field is not optional.
+// Codex's field is not optional, and its own begin shows this one too.
 const defaultEffort = "medium"
 
 // agentStatus is an agent's state as Codex's AgentStatus serializes.
@@ -99,7 +99,7 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 	defer func() { m.remember(a.Agents) }()
 	switch a.Tool {
 	case "spawn_agent":
-		base["type"], base["prompt"], base["model"], base["reasoning_effort"] = "collab_agent_spawn_end", a.Prompt, a.Model, effort(a)
+		base["type"], base["prompt"], base["model"], base["reasoning_effort"] = "collab_agent_spawn_end", a.Prompt, orDefault(a.Model, st.Model), effort(a)
 		base["new_thread_id"] = nil
 		base["status"] = workflows.AgentNotFound
 		if it.Status == workflows.StatusCompleted && st.ThreadID != "" {

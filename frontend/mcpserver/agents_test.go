@@ -28,7 +28,7 @@ func TestSubAgentCollabEvents(t *testing.T) {
 		end.Agent, end.Status = &done, workflows.StatusCompleted
 		return begin, &end
 	}
-	running := workflows.AgentState{ThreadID: kid, Nickname: "Ada", Role: "explorer", Status: workflows.AgentRunning}
+	running := workflows.AgentState{ThreadID: kid, Nickname: "Ada", Role: "explorer", Model: "gpt-5.1", Status: workflows.AgentRunning}
 	completed := running
 	completed.Status, completed.Message = workflows.AgentCompleted, "alpha report"
 	shut := running
@@ -79,7 +79,7 @@ func TestSubAgentCollabEvents(t *testing.T) {
 	evs := h.rec.notices("codex/event")
 	for i, w := range map[int]string{
 		2: `{"call_id":"item_1","model":"","prompt":"investigate alpha","reasoning_effort":"medium","sender_thread_id":"root-thread","started_at_ms":1700,"type":"collab_agent_spawn_begin"}`,
-		3: `{"call_id":"item_1","completed_at_ms":1700,"model":"","new_agent_nickname":"Ada","new_agent_role":"explorer","new_thread_id":"kid-thread",` +
+		3: `{"call_id":"item_1","completed_at_ms":1700,"model":"gpt-5.1","new_agent_nickname":"Ada","new_agent_role":"explorer","new_thread_id":"kid-thread",` +
 			`"prompt":"investigate alpha","reasoning_effort":"medium","sender_thread_id":"root-thread","status":"running","type":"collab_agent_spawn_end"}`,
 		5: `{"call_id":"item_2","completed_at_ms":1700,"model":"gpt-5-mini","new_thread_id":null,"prompt":"one too many","reasoning_effort":"low",` +
 			`"sender_thread_id":"root-thread","status":"not_found","type":"collab_agent_spawn_end"}`,
