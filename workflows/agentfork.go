@@ -40,4 +40,3 @@ func (t *thread) fork(ctx workflow.Context, r AgentRequest) (string, error) {
 	}
 	return out.Transcript, nil
 }
-
