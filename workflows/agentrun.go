@@ -50,15 +50,19 @@ func (t *thread) runAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		}
 		return true
 	}
+	began := workflow.Now(ctx)
 	ok, _ := workflow.AwaitWithTimeout(ctx, limit+runSlack, ended)
+	took := workflow.Now(ctx).Sub(began)
 	st := t.stateOf(id)
 	if ag := t.agent(id); ag.Status != AgentShutdown {
 		t.shutDown(ctx, ag)
 	}
 	rep := AgentReply{Agents: []AgentState{st}, Resumed: resumed, SubagentType: t.agent(id).SubagentType}
 	switch {
-	case !ok:
-		rep.Error = fmt.Sprintf("Agent timed out after %ds.", int((limit + runSlack).Seconds()))
+	case !ok || (st.Status == AgentInterrupted && took >= limit):
+		// Its own turn timeout ended it (or, with its workflow gone, the
+		// wait did).
+		rep.Error = fmt.Sprintf("Agent timed out after %ds.", int(limit.Seconds()))
 	case st.Status == AgentErrored:
 		rep.Error = "The agent failed: " + st.Message
 	case st.Status == AgentCompleted && st.Message == "":

@@ -106,7 +106,7 @@ func (t *thread) register(ctx workflow.Context) error {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
 			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents),
-			AgentApprovals: t.st.AgentApprovals}, nil
+			AgentApprovals: t.st.AgentApprovals, TreeAgents: t.st.TreeAgents}, nil
 	}); err != nil {
 		return err
 	}
