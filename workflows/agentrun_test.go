@@ -356,3 +356,43 @@ func TestMaxThreadsCountsTheTree(t *testing.T) {
 	require.Equal(t, AgentID(testThreadID, 3), out["agent_id"])
 	require.Empty(t, view.TreeAgents, "no slot is held for the closed grandchild %s", grand)
 }
+
+// TestTasksOfOneAnswerRunAtOnce: three Task calls in one answer run their
+// agents side by side: the answer's results come after one agent's ten
+// minutes of work (virtual time), not three.
+func TestTasksOfOneAnswerRunAtOnce(t *testing.T) {
+	env := newEnv(t)
+	var asked, answered time.Time
+	task := func(id string) activities.DecodedCall {
+		return runnerCall("claude-code", id, "Task", map[string]any{"description": "look", "prompt": "investigate " + id, "subagent_type": "general-purpose"})
+	}
+	m := &agentModel{
+		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
+			if n == 1 {
+				asked = env.Now()
+				return withCalls(n, "", task("t1"), task("t2"), task("t3"))
+			}
+			answered = env.Now()
+			return answer(n, "combined")
+		},
+		child: func(id string, n int, _ activities.ModelInput) *activities.ModelOutput {
+			if n == 1 {
+				return withCalls(200+n, "", shellCall("work", "make test"))
+			}
+			return answer(200+n, "found it in "+id)
+		},
+	}
+	mockAgentModel(env, m)
+	env.OnActivity(a.Exec, mock.Anything, mock.Anything).After(10*time.Minute).Return(&activities.ExecOutput{}, nil)
+	runRoot(t, env, runnerConfig("claude-code", AgentsConfig{}), time.Hour, nil)
+	calls := m.rootCalls()
+	require.Len(t, calls, 2)
+	for i, call := range []string{"t1", "t2", "t3"} {
+		e := toolOutput(t, calls[1].Append, call)
+		require.False(t, e.Error, e.Text)
+		require.Equal(t, "found it in "+AgentID(testThreadID, i+1), e.Text)
+	}
+	took := answered.Sub(asked)
+	require.GreaterOrEqual(t, took, 10*time.Minute)
+	require.Less(t, took, 20*time.Minute, "the three agents ran at once")
+}
