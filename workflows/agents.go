@@ -170,8 +170,10 @@ type AgentRequest struct {
 	// thread answers as that code's turns expect.
 	Code int `json:"code,omitempty"`
 	// Transcript is the turn's conversation when it asked, for a spawn
-	// with fork_context.
+	// with fork_context, and DocsDigest the instructions files it showed
+	// (the copy has them, so the agent need not be shown them again).
 	Transcript string `json:"transcript,omitempty"`
+	DocsDigest string `json:"docs_digest,omitempty"`
 }
 
 // AgentReply is the payload of [SignalAgentReply].

@@ -200,6 +200,9 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		Counted: tree && t.st.Parent != nil})
 	parent := AgentParent{ThreadID: t.id, RootID: t.rootID(), Depth: t.depth() + 1, Role: role, Nickname: nick}
 	in := ThreadInput{ThreadID: id, Config: cfg, Parent: &parent, First: &StartTurnRequest{Prompt: prompt}, Transcript: forked}
+	if forked != "" {
+		in.DocsDigest = r.DocsDigest
+	}
 	if err := t.startAgent(ctx, in, nick, role, prompt); err != nil {
 		ag := t.agent(id)
 		ag.Status = AgentNotFound

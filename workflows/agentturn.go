@@ -80,7 +80,7 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 	if t.in.Code >= agentToolsCode {
 		req.Code = t.in.Code
 		if args.ForkContext {
-			req.Transcript = t.st.Transcript
+			req.Transcript, req.DocsDigest = t.st.Transcript, t.st.DocsDigest
 		}
 	}
 	var err error

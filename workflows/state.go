@@ -20,8 +20,10 @@ type ThreadInput struct {
 	Parent *AgentParent      `json:"parent,omitempty"`
 	First  *StartTurnRequest `json:"first,omitempty"`
 	// Transcript is the conversation a forked sub-agent starts with (a
-	// copy of its parent's; see [thread.fork]).
+	// copy of its parent's; see [thread.fork]), DocsDigest the
+	// instructions files that copy shows.
 	Transcript string `json:"transcript,omitempty"`
+	DocsDigest string `json:"docs_digest,omitempty"`
 }
 
 // ThreadState is everything a thread carries: continue-as-new passes it

@@ -61,7 +61,7 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 	if in.State != nil {
 		t.st = *in.State
 	} else {
-		t.st = ThreadState{Config: in.Config, NextTurn: 1, Parent: in.Parent, Transcript: in.Transcript}
+		t.st = ThreadState{Config: in.Config, NextTurn: 1, Parent: in.Parent, Transcript: in.Transcript, DocsDigest: in.DocsDigest}
 	}
 	if err := t.register(ctx); err != nil {
 		return err
