@@ -31,20 +31,41 @@ func runnerCall(h, callID, name string, args map[string]any) activities.DecodedC
 	return activities.DecodedCall{Call: call, Inv: harness.DecodeCall(hh, hh.(harness.AgentRunner).AgentTools(), call)}
 }
 
-// sandboxes records the sandbox mode each sub-agent's model calls ran
-// with.
-type sandboxes struct {
-	mu sync.Mutex
-	by map[string]string
+// kids records, per sub-agent, its task (the user message of its first
+// model call) and the sandbox mode its calls ran with. Calls that run
+// side by side start their agents in no fixed order, so tests find an
+// agent by its task.
+type kids struct {
+	mu      sync.Mutex
+	task    map[string]string
+	sandbox map[string]string
 }
 
-func (s *sandboxes) note(id string, in activities.ModelInput) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.by == nil {
-		s.by = map[string]string{}
+func (k *kids) note(id string, in activities.ModelInput) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.task == nil {
+		k.task, k.sandbox = map[string]string{}, map[string]string{}
 	}
-	s.by[id] = in.Env.SandboxMode
+	for _, e := range in.Append {
+		if e.Kind == harness.KindUser && k.task[id] == "" {
+			k.task[id] = e.Text
+		}
+	}
+	k.sandbox[id] = in.Env.SandboxMode
+	return k.task[id]
+}
+
+// byTask is the agent whose task was task.
+func (k *kids) byTask(task string) string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for id, x := range k.task {
+		if x == task {
+			return id
+		}
+	}
+	return ""
 }
 
 // TestTaskRunsAgentToTheEnd: claude-code offers Task alone; each call
@@ -57,7 +78,7 @@ func TestTaskRunsAgentToTheEnd(t *testing.T) {
 	task := func(id, prompt, typ string) activities.DecodedCall {
 		return runnerCall("claude-code", id, "Task", map[string]any{"description": "look around", "prompt": prompt, "subagent_type": typ})
 	}
-	var sb sandboxes
+	var sb kids
 	m := &agentModel{
 		script: func(n int, in activities.ModelInput) *activities.ModelOutput {
 			switch n {
@@ -69,8 +90,7 @@ func TestTaskRunsAgentToTheEnd(t *testing.T) {
 			return answer(n, "combined")
 		},
 		child: func(id string, n int, in activities.ModelInput) *activities.ModelOutput {
-			sb.note(id, in)
-			return answer(100+n, "report of "+id)
+			return answer(100+n, "report on "+sb.note(id, in))
 		},
 	}
 	mockAgentModel(env, m)
@@ -84,35 +104,33 @@ func TestTaskRunsAgentToTheEnd(t *testing.T) {
 		names = append(names, x.Name)
 	}
 	require.Equal(t, []string{"Task"}, names, "claude-code offers its own tool, not Codex's")
-	for i, call := range []string{"t1", "t2"} {
+	for call, task := range map[string]string{"t1": "look at A", "t2": "look at B"} {
 		e := toolOutput(t, calls[1].Append, call)
 		require.False(t, e.Error, call)
-		require.Equal(t, "report of "+ids[i], e.Text, "the result is the agent's final message")
+		require.Equal(t, "report on "+task, e.Text, "the result is the agent's final message")
 	}
 	e := toolOutput(t, calls[1].Append, "t3")
 	require.True(t, e.Error)
 	require.Contains(t, e.Text, "Agent type 'wizard' not found. Available agents: general-purpose, Explore, Plan")
 	e = toolOutput(t, calls[2].Append, "t4")
 	require.False(t, e.Error, "two finished Tasks hold no slot of max_threads = 2: %s", e.Text)
-	require.Equal(t, "report of "+ids[2], e.Text)
+	require.Equal(t, "report on look at C", e.Text)
 
 	require.ElementsMatch(t, []string{"look at A", "look at B", "look at C"}, m.tasks)
-	require.Equal(t, "workspace-write", orDefault(sb.by[ids[0]], "workspace-write"))
-	require.Equal(t, "read-only", sb.by[ids[1]], "Explore reads only")
-	require.Equal(t, "read-only", sb.by[ids[2]], "Plan reads only")
+	a, b, c := sb.byTask("look at A"), sb.byTask("look at B"), sb.byTask("look at C")
+	require.ElementsMatch(t, ids, []string{a, b, c})
+	require.Equal(t, ids[2], c, "the later answer's Task starts the third agent")
+	require.NotEqual(t, "read-only", sb.sandbox[a], "general-purpose keeps the parent's sandbox")
+	require.Equal(t, "read-only", sb.sandbox[b], "Explore reads only")
+	require.Equal(t, "read-only", sb.sandbox[c], "Plan reads only")
 	require.Len(t, view.Agents, 3)
+	roles := map[string]string{}
 	for _, ag := range view.Agents {
 		require.Equal(t, AgentShutdown, ag.Status, "a finished Task's agent is closed")
+		roles[ag.ID] = ag.Role
 	}
-	require.Equal(t, []string{RoleDefault, RoleExplorer, RoleExplorer}, []string{view.Agents[0].Role, view.Agents[1].Role, view.Agents[2].Role})
+	require.Equal(t, map[string]string{a: RoleDefault, b: RoleExplorer, c: RoleExplorer}, roles)
 	require.Equal(t, "combined", view.Turns[0].FinalMessage)
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 // TestKimiAgentResumes: kimi-cli's Agent returns kimi-cli's lines and the
@@ -363,6 +381,7 @@ func TestMaxThreadsCountsTheTree(t *testing.T) {
 func TestTasksOfOneAnswerRunAtOnce(t *testing.T) {
 	env := newEnv(t)
 	var asked, answered time.Time
+	var k kids
 	task := func(id string) activities.DecodedCall {
 		return runnerCall("claude-code", id, "Task", map[string]any{"description": "look", "prompt": "investigate " + id, "subagent_type": "general-purpose"})
 	}
@@ -375,11 +394,12 @@ func TestTasksOfOneAnswerRunAtOnce(t *testing.T) {
 			answered = env.Now()
 			return answer(n, "combined")
 		},
-		child: func(id string, n int, _ activities.ModelInput) *activities.ModelOutput {
+		child: func(id string, n int, in activities.ModelInput) *activities.ModelOutput {
+			task := k.note(id, in)
 			if n == 1 {
 				return withCalls(200+n, "", shellCall("work", "make test"))
 			}
-			return answer(200+n, "found it in "+id)
+			return answer(200+n, "found it for "+task)
 		},
 	}
 	mockAgentModel(env, m)
@@ -387,10 +407,10 @@ func TestTasksOfOneAnswerRunAtOnce(t *testing.T) {
 	runRoot(t, env, runnerConfig("claude-code", AgentsConfig{}), time.Hour, nil)
 	calls := m.rootCalls()
 	require.Len(t, calls, 2)
-	for i, call := range []string{"t1", "t2", "t3"} {
+	for _, call := range []string{"t1", "t2", "t3"} {
 		e := toolOutput(t, calls[1].Append, call)
 		require.False(t, e.Error, e.Text)
-		require.Equal(t, "found it in "+AgentID(testThreadID, i+1), e.Text)
+		require.Equal(t, "found it for investigate "+call, e.Text, "each call reads its own agent's answer")
 	}
 	took := answered.Sub(asked)
 	require.GreaterOrEqual(t, took, 10*time.Minute)
