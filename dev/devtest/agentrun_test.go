@@ -2,6 +2,7 @@ package devtest
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -123,5 +124,76 @@ func TestClaudeCodeTaskRunsSubAgents(t *testing.T) {
 	}
 	if lastStart >= firstEnd {
 		t.Errorf("the sub-agents' commands did not overlap: last start %.3f, first end %.3f", lastStart, firstEnd)
+	}
+}
+
+// TestSpawnForkContextCopiesTheConversation: a spawn_agent with
+// fork_context, on the embedded server: the agent's first model request
+// carries the parent's conversation (its user message and the answer of
+// its earlier turn) but none of its tool calls or outputs, then its own
+// task; its report reaches the parent's wait.
+func TestSpawnForkContextCopiesTheConversation(t *testing.T) {
+	parent := "fork-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "remember the codeword", Steps: []fakemodel.Step{{Shell: "echo looked-around"}, {Text: "Noted: KESTREL-7."}}},
+		{Match: "ask a fork", Steps: []fakemodel.Step{
+			{ToolCalls: []fakemodel.ToolCall{toolCall("spawn_agent", map[string]any{"message": "FORKED-TASK: say the codeword", "fork_context": true})}},
+			{ToolCalls: []fakemodel.ToolCall{toolCall("wait_agent", map[string]any{"targets": []string{workflows.AgentID(parent, 1)}, "timeout_ms": 600000})}},
+			{Text: "the fork answered"},
+		}},
+		{Match: "FORKED-TASK", Steps: []fakemodel.Step{{Text: "the codeword is KESTREL-7"}}},
+	}})
+	w.StartWorker(WorkerOptions{Name: "w", NoShellSnapshot: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: parent, TaskQueue: TaskQueue, Config: agentsConfig(w)},
+		workflows.StartTurnRequest{Prompt: "remember the codeword"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := w.WaitTurn(ctx, parent, resp.TurnID); res.Status != workflows.StatusCompleted {
+		t.Fatalf("first turn: %+v", res)
+	}
+	next, err := threads.Reply(ctx, w.Client, parent, workflows.StartTurnRequest{Prompt: "ask a fork"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := w.WaitTurn(ctx, parent, next.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "the fork answered" {
+		t.Fatalf("second turn: %+v", res)
+	}
+	reqs := w.Model.Server.RequestsContaining("FORKED-TASK: say the codeword")
+	var child string
+	for _, r := range reqs {
+		var body struct {
+			Input []struct {
+				Type string `json:"type"`
+				Role string `json:"role"`
+			} `json:"input"`
+		}
+		_ = json.Unmarshal(r.Body, &body)
+		if n := len(body.Input); n > 0 && body.Input[n-1].Role == "user" && strings.Contains(string(r.Body), `"role":"user"`) &&
+			!strings.Contains(string(r.Body), `"type":"function_call_output"`) {
+			child = string(r.Body)
+		}
+	}
+	if child == "" {
+		t.Fatalf("no request of the forked agent among %d", len(reqs))
+	}
+	for _, want := range []string{"remember the codeword", "Noted: KESTREL-7.", "ask a fork"} {
+		if !strings.Contains(child, want) {
+			t.Errorf("the fork's first request lacks %q:\n%.3000s", want, child)
+		}
+	}
+	for _, not := range []string{"looked-around", `"type":"function_call"`} {
+		if strings.Contains(child, not) {
+			t.Errorf("the fork's first request carries the parent's tool work (%s):\n%.3000s", not, child)
+		}
+	}
+	view, err := threads.Read(ctx, w.Client, parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(view.Agents) != 1 || view.Agents[0].Message != "the codeword is KESTREL-7" {
+		t.Errorf("agents: %+v", view.Agents)
 	}
 }
