@@ -40,8 +40,8 @@ func (t *thread) runAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		t.agent(id).SubagentType = a.SubagentType
 	}
 	limit := r.Config.Agents.jobRuntime()
-	if a.Timeout != nil && *a.Timeout > 0 {
-		limit = min(limit, time.Duration(*a.Timeout*float64(time.Second)))
+	if d := runTimeout(r); d > 0 {
+		limit = min(limit, d)
 	}
 	ended := func() bool {
 		switch t.agent(id).Status {
@@ -71,6 +71,16 @@ func (t *thread) runAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		rep.Error = "The agent was stopped before it finished (" + st.Status + ")."
 	}
 	return rep
+}
+
+// runTimeout is a foreground run's own bound (kimi-cli's timeout, in
+// seconds, kept within its 30 s .. 1 h), or 0.
+func runTimeout(r AgentRequest) time.Duration {
+	t := r.Args.Timeout
+	if r.Tool != harness.AgentRun || t == nil || *t <= 0 {
+		return 0
+	}
+	return time.Duration(min(max(*t, 30), 3600)) * time.Second
 }
 
 // reopenForRun gives a foreground run's prompt to an agent an earlier run

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
@@ -173,8 +172,8 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	if err != nil {
 		return AgentReply{Error: err.Error()}
 	}
-	if r.Tool == harness.AgentRun && a.Timeout != nil && *a.Timeout > 0 {
-		cfg.TurnTimeout = min(cfg.TurnTimeout, time.Duration(*a.Timeout*float64(time.Second)))
+	if d := runTimeout(r); d > 0 {
+		cfg.TurnTimeout = min(cfg.TurnTimeout, d)
 	}
 	role := a.AgentType
 	if role == "" {
