@@ -416,3 +416,20 @@ func TestTasksOfOneAnswerRunAtOnce(t *testing.T) {
 	require.GreaterOrEqual(t, took, 10*time.Minute)
 	require.Less(t, took, 20*time.Minute, "the three agents ran at once")
 }
+
+// kimi-cli's timeout is kept within its bounds, whatever the model sends;
+// other tools' arguments never set one.
+func TestRunTimeoutBounds(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, c := range []struct {
+		tool    string
+		timeout *float64
+		want    time.Duration
+	}{
+		{harness.AgentRun, nil, 0}, {harness.AgentRun, f(-5), 0}, {harness.AgentRun, f(10), 30 * time.Second},
+		{harness.AgentRun, f(60), time.Minute}, {harness.AgentRun, f(1e300), time.Hour}, {"spawn_agent", f(60), 0},
+	} {
+		r := AgentRequest{Tool: c.tool, Args: harness.AgentArgs{Timeout: c.timeout}}
+		require.Equal(t, c.want, runTimeout(r), "%s %v", c.tool, c.timeout)
+	}
+}
