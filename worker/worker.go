@@ -182,6 +182,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	// host is this worker (see workflows: skills).
 	w.shared.RegisterActivity(o.Activities.DiscoverSkills)
 	w.shared.RegisterActivity(o.Activities.Compact)
+	w.shared.RegisterActivity(o.Activities.ForkTranscript)
 	w.shared.RegisterActivity(o.Activities.ExtractMemory)
 	w.shared.RegisterActivity(o.Activities.LoadMemory)
 	w.shared.RegisterActivity(o.Activities.ConsolidateMemories)

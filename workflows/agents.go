@@ -39,6 +39,11 @@ const (
 	// tools (when the thread's config turns them on).
 	subAgentCode = 6
 
+	// agentToolsCode is the turn code from which harnesses offer their
+	// own sub-agent tools, spawn_agent forks the parent's conversation,
+	// and max_threads counts the whole tree (see turnCode).
+	agentToolsCode = 11
+
 	// agentsChange marks, in a thread's history, the first sub-agent
 	// request it handled.
 	agentsChange = "sub-agents"
@@ -141,6 +146,12 @@ type SubAgent struct {
 	NextItem   int    `json:"next_item,omitempty"`
 	// Before is the status it had when it was closed.
 	Before string `json:"before,omitempty"`
+	// Counted tells that the root holds a slot of max_threads for it
+	// (agents of sub-agents, from turn code [agentToolsCode]).
+	Counted bool `json:"counted,omitempty"`
+	// SubagentType is the CLI's agent type a foreground tool started it
+	// as (Task's, Agent's subagent_type).
+	SubagentType string `json:"subagent_type,omitempty"`
 	// Config is what it was started with, which resume_agent starts it
 	// with again.
 	Config *ThreadConfig `json:"config,omitempty"`
@@ -155,6 +166,14 @@ type AgentRequest struct {
 	Args harness.AgentArgs `json:"args"`
 	// Config is the turn's config, which a spawned agent starts from.
 	Config ThreadConfig `json:"config"`
+	// Code is the asking turn's code (0 before [agentToolsCode]): the
+	// thread answers as that code's turns expect.
+	Code int `json:"code,omitempty"`
+	// Transcript is the turn's conversation when it asked, for a spawn
+	// with fork_context, and DocsDigest the instructions files it showed
+	// (the copy has them, so the agent need not be shown them again).
+	Transcript string `json:"transcript,omitempty"`
+	DocsDigest string `json:"docs_digest,omitempty"`
 }
 
 // AgentReply is the payload of [SignalAgentReply].
@@ -166,6 +185,12 @@ type AgentReply struct {
 	Error  string `json:"error,omitempty"`
 	// Agents are the agents the call concerned, for the item.
 	Agents []AgentState `json:"agents,omitempty"`
+	// Resumed tells that a foreground run ([harness.AgentRun]) went on
+	// with an agent it reopened.
+	Resumed bool `json:"resumed,omitempty"`
+	// SubagentType is the CLI's agent type the run's agent was started
+	// with.
+	SubagentType string `json:"subagent_type,omitempty"`
 }
 
 // AgentInput is the payload of [SignalAgentInput]: a turn to queue, or

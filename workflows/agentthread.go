@@ -50,6 +50,7 @@ func (t *thread) registerAgents(ctx workflow.Context) {
 		}
 	})
 	t.relayAgentApprovals(ctx)
+	t.registerTree(ctx)
 }
 
 func (t *thread) depth() int {
@@ -105,6 +106,10 @@ func (t *thread) agentOp(ctx workflow.Context, r AgentRequest) AgentReply {
 		return t.closeAgent(ctx, r)
 	case "resume_agent":
 		return t.resumeAgent(ctx, r)
+	case harness.AgentRun:
+		if r.Code >= agentToolsCode {
+			return t.runAgent(ctx, r)
+		}
 	}
 	return AgentReply{Error: fmt.Sprintf("unknown sub-agent tool %q", r.Tool)}
 }
@@ -145,19 +150,31 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	if err != nil {
 		return AgentReply{Error: err.Error()}
 	}
+	forked := ""
 	if a.ForkContext {
-		return AgentReply{Error: "fork_context is not supported: give the agent its whole task in message"}
+		if r.Code < agentToolsCode {
+			return AgentReply{Error: "fork_context is not supported: give the agent its whole task in message"}
+		}
+		// Done before the limits are checked: the checks and the count
+		// that follows them then happen in one go.
+		if forked, err = t.fork(ctx, r); err != nil {
+			return AgentReply{Error: err.Error()}
+		}
 	}
 	lim := r.Config.Agents
 	if d := t.depth() + 1; d > lim.maxDepth() {
 		return AgentReply{Error: fmt.Sprintf("Agent depth limit reached (agents.max_depth = %d). Solve the task yourself.", lim.maxDepth())}
 	}
-	if n := t.openAgents(); n >= lim.maxThreads() {
+	tree := r.Code >= agentToolsCode
+	if n := t.openAgents(); !tree && n >= lim.maxThreads() {
 		return AgentReply{Error: fmt.Sprintf("agent thread limit reached (agents.max_threads = %d; %d open). Close an agent you no longer need with close_agent, or do the task yourself.", lim.maxThreads(), n)}
 	}
 	cfg, err := childConfig(r.Config, a)
 	if err != nil {
 		return AgentReply{Error: err.Error()}
+	}
+	if d := runTimeout(r); d > 0 {
+		cfg.TurnTimeout = min(cfg.TurnTimeout, d)
 	}
 	role := a.AgentType
 	if role == "" {
@@ -166,15 +183,37 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	t.st.NextAgent++
 	n := t.st.NextAgent
 	id := AgentID(t.id, n)
+	if tree {
+		hint := "Close an agent you no longer need with close_agent, or do the task yourself."
+		if r.Tool == harness.AgentRun {
+			hint = "Wait for a running agent to finish, or do the task yourself."
+		}
+		if msg := t.treeLimit(ctx, id, lim.maxThreads(), threadLimitRefusal(lim.maxThreads(), hint)); msg != "" {
+			return AgentReply{Error: msg}
+		}
+	}
 	nick := nicknames[(n-1)%len(nicknames)]
 	if n > len(nicknames) {
 		nick += " " + itoa((n-1)/len(nicknames)+1)
 	}
-	t.st.Agents = append(t.st.Agents, SubAgent{ID: id, Nickname: nick, Role: role, Model: cfg.Model, Status: AgentPendingInit, Sent: 1, Config: &cfg})
+	t.st.Agents = append(t.st.Agents, SubAgent{ID: id, Nickname: nick, Role: role, Model: cfg.Model, Status: AgentPendingInit, Sent: 1, Config: &cfg,
+		Counted: tree && t.st.Parent != nil})
 	parent := AgentParent{ThreadID: t.id, RootID: t.rootID(), Depth: t.depth() + 1, Role: role, Nickname: nick}
-	in := ThreadInput{ThreadID: id, Config: cfg, Parent: &parent, First: &StartTurnRequest{Prompt: prompt}}
+	in := ThreadInput{ThreadID: id, Config: cfg, Parent: &parent, First: &StartTurnRequest{Prompt: prompt}, Transcript: forked}
+	if forked != "" {
+		in.DocsDigest = r.DocsDigest
+	}
 	if err := t.startAgent(ctx, in, nick, role, prompt); err != nil {
-		t.agent(id).Status = AgentNotFound
+		ag := t.agent(id)
+		ag.Status = AgentNotFound
+		if tree {
+			// Not open: it holds no slot.
+			ag.Status = AgentShutdown
+			if ag.Counted {
+				ag.Counted = false
+				t.freeSlot(ctx, id)
+			}
+		}
 		return AgentReply{Error: "could not start the agent: " + rootMessage(err)}
 	}
 	if ag := t.agent(id); ag.Status == AgentPendingInit {
@@ -247,7 +286,7 @@ func (t *thread) startAgent(ctx workflow.Context, in ThreadInput, nick, role, pr
 // agentSearchAttributes are a sub-agent thread's, as a front end sets
 // them on a thread it starts (model, cwd, in progress, summary), so
 // `threads list` and its filters see sub-agents as any thread. The
-// child's start command is matched on replay by type and id alone, so
+// child's start command is matched on replay by its workflow type, so
 // adding them is safe.
 func agentSearchAttributes(in ThreadInput, prompt string) temporal.SearchAttributes {
 	if !in.Config.SearchAttributes {
@@ -404,8 +443,13 @@ func (t *thread) closeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 func (t *thread) shutDown(ctx workflow.Context, ag *SubAgent) {
 	id := ag.ID
 	ag.Before, ag.Status = ag.Status, AgentShutdown
+	counted := ag.Counted
+	ag.Counted = false
 	// An agent whose workflow is gone already is closed all the same.
 	_ = workflow.SignalExternalWorkflow(ctx, id, "", SignalAgentClose, nil).Get(ctx, nil)
+	if counted {
+		t.freeSlot(ctx, id)
+	}
 }
 
 func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
@@ -416,8 +460,16 @@ func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	}
 	if ag.Status == AgentShutdown {
 		lim := r.Config.Agents
-		if n := t.openAgents(); n >= lim.maxThreads() {
+		tree := r.Code >= agentToolsCode
+		if n := t.openAgents(); !tree && n >= lim.maxThreads() {
 			return AgentReply{Error: fmt.Sprintf("agent thread limit reached (agents.max_threads = %d; %d open). Close an agent first.", lim.maxThreads(), n)}
+		}
+		id := ag.ID
+		if tree {
+			if msg := t.treeLimit(ctx, id, lim.maxThreads(), threadLimitRefusal(lim.maxThreads(), "Close an agent first.")); msg != "" {
+				return AgentReply{Error: msg}
+			}
+			ag = t.agent(id)
 		}
 		cfg := r.Config
 		if ag.Config != nil {
@@ -427,9 +479,13 @@ func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		st := &ThreadState{Config: cfg, Transcript: ag.Transcript, NextTurn: max(ag.NextTurn, 1), NextItem: ag.NextItem, Parent: &parent}
 		in := ThreadInput{ThreadID: ag.ID, Config: cfg, Parent: &parent, State: st}
 		if err := t.startAgent(ctx, in, ag.Nickname, ag.Role, "resumed"); err != nil {
-			return AgentReply{Error: fmt.Sprintf("could not reopen agent %s (it may still be closing; try again): %s", ag.ID, rootMessage(err))}
+			if tree {
+				t.freeSlot(ctx, id)
+			}
+			return AgentReply{Error: fmt.Sprintf("could not reopen agent %s (it may still be closing; try again): %s", id, rootMessage(err))}
 		}
-		ag = t.agent(ag.ID)
+		ag = t.agent(id)
+		ag.Counted = tree && t.st.Parent != nil
 		ag.Status = ag.Before
 		if ag.Status == "" || ag.Status == AgentRunning || ag.Status == AgentPendingInit {
 			ag.Status = AgentInterrupted

@@ -14,12 +14,31 @@ func (t *turn) agentsOn() bool {
 	return t.in.Code >= subAgentCode && a != nil && a.Enabled
 }
 
-// agentTools are the sub-agent tools the turn offers.
+// agentTools are the sub-agent tools the turn offers: from turn code
+// [agentToolsCode] on, those of a harness whose CLI has its own, else
+// Codex's.
 func (t *turn) agentTools() []harness.ExternalTool {
 	if !t.agentsOn() {
 		return nil
 	}
+	if r := t.agentRunner(); r != nil {
+		return r.AgentTools()
+	}
 	return codex.AgentTools()
+}
+
+// agentRunner is the turn's harness when it has a sub-agent tool of its
+// own (nil before turn code [agentToolsCode]).
+func (t *turn) agentRunner() harness.AgentRunner {
+	if t.in.Code < agentToolsCode {
+		return nil
+	}
+	h, err := harness.Lookup(t.in.Config.Harness)
+	if err != nil {
+		return nil
+	}
+	r, _ := h.(harness.AgentRunner)
+	return r
 }
 
 // registerAgentReplies keeps the thread's answers to the turn's sub-agent
@@ -51,12 +70,27 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 	if c.Inv.Agent != nil {
 		args = *c.Inv.Agent
 	}
+	refusal := ""
+	if x.Tool == harness.AgentRun {
+		args, refusal = t.runArgs(args)
+	}
 	describeAgentCall(it.Agent, args)
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
 	req := AgentRequest{TurnID: t.in.TurnID, CallID: c.Call.CallID, Tool: x.Tool, Args: args, Config: t.in.Config}
-	err := workflow.SignalExternalWorkflow(ctx, t.in.ThreadID, "", SignalAgentRequest, req).Get(ctx, nil)
+	if t.in.Code >= agentToolsCode {
+		req.Code = t.in.Code
+		if args.ForkContext {
+			req.Transcript, req.DocsDigest = t.st.Transcript, t.st.DocsDigest
+		}
+	}
+	var err error
 	var rep AgentReply
-	if err == nil {
+	if refusal != "" {
+		rep.Error = refusal
+	} else {
+		err = workflow.SignalExternalWorkflow(ctx, t.in.ThreadID, "", SignalAgentRequest, req).Get(ctx, nil)
+	}
+	if err == nil && refusal == "" {
 		t.waiting++
 		err = workflow.Await(ctx, func() bool { _, ok := t.agentReplies[c.Call.CallID]; return ok })
 		t.waiting--
@@ -77,6 +111,9 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 	default:
 		it.Status = StatusCompleted
 		reply.Text = rep.Output
+		if x.Tool == harness.AgentRun {
+			reply.Text = t.runResult(rep)
+		}
 	}
 	it.Agent.Agents = rep.Agents
 	for _, a := range rep.Agents {
@@ -86,11 +123,42 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 	return reply
 }
 
+// runArgs reads a foreground sub-agent call (Task, Agent) as the thread
+// runs it: the prompt as the task, the CLI's agent type as a role.
+func (t *turn) runArgs(a harness.AgentArgs) (harness.AgentArgs, string) {
+	r := t.agentRunner()
+	if r == nil {
+		return a, "this harness has no foreground sub-agent tool"
+	}
+	role, refusal := r.AgentRole(a.SubagentType)
+	if refusal != "" {
+		return a, refusal
+	}
+	if a.Resume == "" {
+		a.AgentType = role
+	}
+	a.Message, a.Items = a.Prompt, nil
+	return a, ""
+}
+
+// runResult is what the model reads of a finished foreground run, in
+// its CLI's words.
+func (t *turn) runResult(rep AgentReply) string {
+	res := harness.AgentResult{SubagentType: rep.SubagentType, Resumed: rep.Resumed}
+	if len(rep.Agents) > 0 {
+		res.AgentID, res.Message = rep.Agents[0].ThreadID, rep.Agents[0].Message
+	}
+	if r := t.agentRunner(); r != nil {
+		return r.AgentResult(res)
+	}
+	return res.Message
+}
+
 // describeAgentCall fills what an item shows of a call before it runs.
 func describeAgentCall(a *AgentCall, v harness.AgentArgs) {
 	a.Prompt, _ = agentPrompt(v)
 	a.Model, a.Effort = v.Model, v.Effort
-	for _, id := range append([]string{v.Target, v.ID}, v.Targets...) {
+	for _, id := range append([]string{v.Target, v.ID, v.Resume}, v.Targets...) {
 		if id != "" {
 			a.Receivers = appendNew(a.Receivers, id)
 		}

@@ -46,6 +46,14 @@ import "go.temporal.io/sdk/workflow"
 // worker: a warning after seconds, a failed turn after host_wait when no
 // worker polls the host queue ([turn.onHost]).
 //
+// Code 11 ([agentToolsCode]) offers a harness's own sub-agent tool where
+// its CLI has one (claude-code's Task, kimi-cli's Agent: spawn, wait for
+// the end of the agent's turn, close), and in the thread starts a
+// spawn_agent with fork_context from a copy of the parent's conversation
+// and counts agents.max_threads over the whole tree of the root thread;
+// code-6 to code-10 turns get Codex's five tools in every harness,
+// fork_context refused and max_threads counted per thread.
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -56,7 +64,7 @@ import "go.temporal.io/sdk/workflow"
 // Deployment (worker.Versioning): builds then run side by side during a
 // rolling upgrade, each turn on its own. Unversioned workers of a new
 // build must replace the old ones instead.
-const turnCode = hostWaitCode
+const turnCode = agentToolsCode
 
 // liveCode is the turn code of cheap idle turns and quick failover (see
 // turnCode).

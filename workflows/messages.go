@@ -516,6 +516,9 @@ type ThreadView struct {
 	Agents []SubAgent   `json:"agents,omitempty"`
 	// AgentApprovals are its sub-agents' pending approvals (a root's).
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
+	// TreeAgents are, in a root, the open agents of its sub-agents, which
+	// agents.max_threads counts with its own.
+	TreeAgents []string `json:"tree_agents,omitempty"`
 }
 
 // TurnWorkflowID names the child workflow of a thread's n-th turn.

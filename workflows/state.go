@@ -19,6 +19,11 @@ type ThreadInput struct {
 	// turn it starts with.
 	Parent *AgentParent      `json:"parent,omitempty"`
 	First  *StartTurnRequest `json:"first,omitempty"`
+	// Transcript is the conversation a forked sub-agent starts with (a
+	// copy of its parent's; see [thread.fork]), DocsDigest the
+	// instructions files that copy shows.
+	Transcript string `json:"transcript,omitempty"`
+	DocsDigest string `json:"docs_digest,omitempty"`
 }
 
 // ThreadState is everything a thread carries: continue-as-new passes it
@@ -59,6 +64,9 @@ type ThreadState struct {
 	Parent    *AgentParent `json:"parent,omitempty"`
 	Agents    []SubAgent   `json:"agents,omitempty"`
 	NextAgent int          `json:"next_agent,omitempty"`
+	// TreeAgents are, in a root, the open agents of its sub-agents, which
+	// count against max_threads with its own (see agenttree.go).
+	TreeAgents []string `json:"tree_agents,omitempty"`
 	// AgentApprovals are the pending approvals of the thread's sub-agents
 	// (of any depth) relayed to it as the root; each new turn starts with
 	// them in its log.

@@ -48,6 +48,9 @@ type thread struct {
 	// child is the running turn's workflow; once it is ready the turn has
 	// ended, though the thread may not have taken in its result yet.
 	child workflow.ChildWorkflowFuture
+	// slotReplies are the root's answers to this sub-agent's requests for
+	// a slot of max_threads, by agent id.
+	slotReplies map[string]AgentSlotReply
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -58,7 +61,7 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 	if in.State != nil {
 		t.st = *in.State
 	} else {
-		t.st = ThreadState{Config: in.Config, NextTurn: 1, Parent: in.Parent}
+		t.st = ThreadState{Config: in.Config, NextTurn: 1, Parent: in.Parent, Transcript: in.Transcript, DocsDigest: in.DocsDigest}
 	}
 	if err := t.register(ctx); err != nil {
 		return err
@@ -103,7 +106,7 @@ func (t *thread) register(ctx workflow.Context) error {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
 			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents),
-			AgentApprovals: t.st.AgentApprovals}, nil
+			AgentApprovals: t.st.AgentApprovals, TreeAgents: t.st.TreeAgents}, nil
 	}); err != nil {
 		return err
 	}

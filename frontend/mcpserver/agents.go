@@ -11,6 +11,8 @@ import (
 // when it completes, per tool:
 //
 //	spawn_agent   collab_agent_spawn_begin / collab_agent_spawn_end
+//	run_agent     the same (claude-code's Task, kimi-cli's Agent: a spawn
+//	              whose call ends when the agent is done)
 //	send_input    collab_agent_interaction_begin / collab_agent_interaction_end
 //	wait_agent    collab_waiting_begin / collab_waiting_end
 //	close_agent   collab_close_begin / collab_close_end
@@ -22,6 +24,9 @@ import (
 // The log holds no clock, so started_at_ms and completed_at_ms are when
 // this server saw the event (Codex fills them as the call starts and
 // ends; a stream read live differs by the follow latency).
+
+// runAgent is the tool of a foreground sub-agent call (harness.AgentRun).
+const runAgent = "run_agent"
 
 // nowMs is the clock of the collab messages' timestamps (tests fix it).
 var nowMs = func() int64 { return time.Now().UnixMilli() }
@@ -53,7 +58,7 @@ func (m *eventMapper) collabBegin(it *workflows.Item) msg {
 	base := msg{"call_id": it.ID, "started_at_ms": nowMs(), "sender_thread_id": a.SenderThreadID}
 	receiver := first(a.Receivers)
 	switch a.Tool {
-	case "spawn_agent":
+	case "spawn_agent", runAgent:
 		base["type"], base["prompt"], base["model"], base["reasoning_effort"] = "collab_agent_spawn_begin", a.Prompt, a.Model, effort(a)
 	case "send_input":
 		base["type"], base["receiver_thread_id"], base["prompt"] = "collab_agent_interaction_begin", receiver, a.Prompt
@@ -98,7 +103,7 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 	before, known := m.agents[st.ThreadID]
 	defer func() { m.remember(a.Agents) }()
 	switch a.Tool {
-	case "spawn_agent":
+	case "spawn_agent", runAgent:
 		base["type"], base["prompt"], base["model"], base["reasoning_effort"] = "collab_agent_spawn_end", a.Prompt, orDefault(a.Model, st.Model), effort(a)
 		base["new_thread_id"] = nil
 		base["status"] = workflows.AgentNotFound

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -114,5 +115,34 @@ func TestSubAgentCollabEvents(t *testing.T) {
 	}
 	if !slices.Contains(summaries, "sub-agent started: kid-thread") || !slices.Contains(summaries, "waiting for sub-agents") {
 		t.Errorf("progress messages %q, want the spawn and the wait", summaries)
+	}
+}
+
+// A foreground sub-agent call (claude-code's Task, kimi-cli's Agent) goes
+// out as a spawn whose end comes when the agent is done.
+func TestRunAgentIsASpawn(t *testing.T) {
+	defer func(f func() int64) { nowMs = f }(nowMs)
+	nowMs = func() int64 { return 5 }
+	var m eventMapper
+	call := &workflows.AgentCall{Tool: runAgent, SenderThreadID: "root", Prompt: "find the bug"}
+	begin := &workflows.Item{ID: "item_1", Type: workflows.ItemCollabAgentToolCall, Status: workflows.StatusInProgress, Agent: call}
+	doneCall := *call
+	doneCall.Receivers = []string{"kid"}
+	doneCall.Agents = []workflows.AgentState{{ThreadID: "kid", Nickname: "Ada", Role: "explorer", Model: "m", Status: workflows.AgentShutdown}}
+	done := &workflows.Item{ID: "item_1", Type: workflows.ItemCollabAgentToolCall, Status: workflows.StatusCompleted, Agent: &doneCall}
+	var got []string
+	for _, e := range []workflows.Event{{Type: workflows.EventItemStarted, Item: begin}, {Type: workflows.EventItemCompleted, Item: done}} {
+		for _, msg := range m.messages(e) {
+			b, _ := json.Marshal(msg)
+			got = append(got, string(b))
+		}
+	}
+	want := []string{
+		`{"call_id":"item_1","model":"","prompt":"find the bug","reasoning_effort":"medium","sender_thread_id":"root","started_at_ms":5,"type":"collab_agent_spawn_begin"}`,
+		`{"call_id":"item_1","completed_at_ms":5,"model":"m","new_agent_nickname":"Ada","new_agent_role":"explorer","new_thread_id":"kid","prompt":"find the bug",` +
+			`"reasoning_effort":"medium","sender_thread_id":"root","status":"shutdown","type":"collab_agent_spawn_end"}`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

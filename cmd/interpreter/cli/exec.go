@@ -258,12 +258,26 @@ func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error)
 	if err := addWritableRoots(&tc, cfg.WorkspaceWrite.WritableRoots); err != nil {
 		return workflows.ThreadConfig{}, err
 	}
-	if cfg.MultiAgent() && (harnessName == codex.Name || harnessName == codex.ShellName) {
+	if cfg.MultiAgent() && offersAgents(harnessName) {
 		a := cfg.Agents
 		tc.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: a.MaxThreads, MaxDepth: a.MaxDepth,
 			JobRuntime: time.Duration(a.JobMaxRuntimeSeconds) * time.Second, Models: a.Models}
 	}
 	return tc, nil
+}
+
+// offersAgents tells whether a harness has sub-agent tools: Codex's, or
+// its CLI's own (claude-code's Task, kimi-cli's Agent).
+func offersAgents(name string) bool {
+	if name == codex.Name || name == codex.ShellName {
+		return true
+	}
+	h, err := harness.Lookup(name)
+	if err != nil {
+		return false
+	}
+	_, ok := h.(harness.AgentRunner)
+	return ok
 }
 
 // addWritableRoots checks and adds extra writable roots: each must be an

@@ -151,15 +151,17 @@ type Features struct {
 	// UnifiedExec false makes the codex harness offer the older shell
 	// tool (harness codex-shell) instead of exec_command / write_stdin.
 	UnifiedExec *bool `toml:"unified_exec"`
-	// MultiAgent offers the codex harness's sub-agent tools (spawn_agent,
-	// send_input, wait_agent, close_agent, resume_agent); nil means off.
+	// MultiAgent offers the sub-agent tools: the codex harness's
+	// (spawn_agent, send_input, wait_agent, close_agent, resume_agent),
+	// claude-code's Task, kimi-cli's Agent; nil means off.
 	MultiAgent *bool `toml:"multi_agent"`
 }
 
 // Agents holds [agents], with Codex's key names (models is ours): the
 // bounds of sub-agents.
 type Agents struct {
-	// MaxThreads bounds the open sub-agents of a thread (default 6).
+	// MaxThreads bounds the open sub-agents under a root thread, its
+	// whole tree counted (default 6).
 	MaxThreads int `toml:"max_threads"`
 	// MaxDepth bounds how deep sub-agents nest (default 1: sub-agents
 	// spawn none).
