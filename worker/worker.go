@@ -108,6 +108,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.Activities.Pollers == nil {
 		o.Activities.Pollers = pollers(c, namespaceOr(o.Namespace))
 	}
+	if o.Activities.Failover == nil {
+		o.Activities.Failover = failover{c: c, namespace: namespaceOr(o.Namespace), identity: o.Identity}
+	}
 	if o.Reclaimed != nil && !o.ToolsOnly {
 		unstickFirst(c, o)
 	}
