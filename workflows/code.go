@@ -46,10 +46,12 @@ import "go.temporal.io/sdk/workflow"
 // worker: a warning after seconds, a failed turn after host_wait when no
 // worker polls the host queue ([turn.onHost]).
 //
-// Code 9 ([failoverCode]) lets a lost worker's handed-off model call be
+// Code 9 ([lostWorkerCode]) lets a lost worker's handed-off model call be
 // made afresh by the server, on the shared queue, right after its
 // heartbeat timeout (now [handoffHeartbeat]), instead of by a workflow
-// task that first waited out the dead worker's sticky queue.
+// task that first waited out the dead worker's sticky queue; and bounds a
+// tool call's wait by host_wait also when the host's worker is listed as
+// a poller but takes nothing (a worker that died lately).
 //
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
@@ -61,7 +63,7 @@ import "go.temporal.io/sdk/workflow"
 // Deployment (worker.Versioning): builds then run side by side during a
 // rolling upgrade, each turn on its own. Unversioned workers of a new
 // build must replace the old ones instead.
-const turnCode = failoverCode
+const turnCode = lostWorkerCode
 
 // liveCode is the turn code of cheap idle turns and quick failover (see
 // turnCode).

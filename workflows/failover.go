@@ -8,13 +8,14 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// failoverCode is the turn code from which a handed-off model call whose
-// worker is lost is made afresh by the server itself, on the shared
-// queue, right after its heartbeat timeout ([activities.Failover]): no
-// workflow task has to wait out the dead worker's sticky queue first.
-// Earlier turns made the fresh call from the workflow, about a second
-// later.
-const failoverCode = 9
+// lostWorkerCode is the turn code from which a lost worker costs a turn
+// less: a handed-off model call whose worker is lost is made afresh by
+// the server itself, on the shared queue, right after its heartbeat
+// timeout ([activities.Failover]), with no workflow task first waiting
+// out the dead worker's sticky queue; and a tool call whose host's worker
+// is listed but takes nothing fails the turn after host_wait, as one with
+// no worker at all does ([turn.onHost]).
+const lostWorkerCode = 9
 
 // handoffHeartbeat is a handed-off call's heartbeat timeout from turn
 // code 9 (modelHeartbeat, 2 s, before): with the server retrying at once,

@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/activities"
 )
@@ -22,7 +24,7 @@ func TestHandedOffCallNamesItsFailoverQueue(t *testing.T) {
 		queue     string
 		heartbeat time.Duration
 	}{
-		{code: failoverCode, queue: "default-test-taskqueue", heartbeat: handoffHeartbeat},
+		{code: lostWorkerCode, queue: "default-test-taskqueue", heartbeat: handoffHeartbeat},
 		{code: hostWaitCode, queue: "", heartbeat: modelHeartbeat},
 	} {
 		env := newEnv(t)
@@ -50,4 +52,33 @@ func TestHandedOffCallNamesItsFailoverQueue(t *testing.T) {
 		require.Equal(t, []string{tc.queue}, failover, "code %d", tc.code)
 		require.Equal(t, []time.Duration{tc.heartbeat}, heartbeats, "code %d", tc.code)
 	}
+}
+
+// A host whose lost worker the server still lists as a poller (for about
+// a minute after it died) fails the turn after host_wait from turn code 9,
+// with nothing run.
+func TestHostListedButTakingNothingFailsAfterHostWait(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return withCalls(1, "", shellCall("c1", "true")), nil
+	})
+	env.OnActivity(a.Exec, mock.Anything, mock.Anything).Return((*activities.ExecOutput)(nil),
+		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil))
+	polls := 0
+	env.OnActivity(a.HostPollers, mock.Anything, mock.Anything).Return(func(context.Context, activities.HostPollersInput) (activities.HostPollersOutput, error) {
+		polls++
+		return activities.HostPollersOutput{Live: 1}, nil
+	})
+	cfg := testConfig()
+	cfg.HostWait = time.Minute
+	cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
+	in := turnInput(cfg)
+	in.Code = lostWorkerCode
+	env.ExecuteWorkflow(TurnWorkflow, in)
+	res := turnResult(t, env)
+	require.Equal(t, StatusFailed, res.Status)
+	require.Contains(t, res.Error, "no worker of host host took the tool call: gave up after 1m0s")
+	// The mock times out at once; the steps it stood for: 5 s, then 15,
+	// 15, 15 and the last 10 s of the minute, each followed by a look.
+	require.Equal(t, 5, polls)
 }

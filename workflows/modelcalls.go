@@ -94,7 +94,7 @@ func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activ
 	}
 	resume := in
 	resume.Resume = h.Handoff
-	if t.in.Code >= failoverCode {
+	if t.in.Code >= lostWorkerCode {
 		t.armFailover(ctx, &opts, &resume)
 	}
 	actx := workflow.WithActivityOptions(ctx, opts)
