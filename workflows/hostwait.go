@@ -62,6 +62,15 @@ func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, 
 	})
 }
 
+// onHostFrom is [turn.onHost] for turns from code on, and a plain call
+// for older ones, whose histories have no bounded waits there.
+func (t *turn) onHostFrom(ctx workflow.Context, code int, opts workflow.ActivityOptions, act, in, out any) error {
+	if t.in.Code >= code {
+		return t.onHost(ctx, opts, act, in, out)
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), act, in).Get(ctx, out)
+}
+
 // onHostRun is [turn.onHost] for a call that run starts with the options
 // it is given and waits for.
 func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, run func(workflow.ActivityOptions) error) error {
