@@ -114,7 +114,9 @@ const (
 func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput, error) {
 	if in.Resume != "" {
 		if c := a.handoffs().take(in.Resume); c != nil {
-			a.armFailover(ctx, in)
+			// Beside the call, not before it: the heartbeats must not wait
+			// for a server round trip.
+			go a.armFailover(ctx, in)
 			out, err := a.awaitCall(ctx, c)
 			return out, attemptError(err)
 		}
