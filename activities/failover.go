@@ -53,7 +53,8 @@ func (a *Activities) armFailover(ctx context.Context, in ModelInput) {
 	if in.FailoverQueue == "" || a.Failover == nil {
 		return
 	}
-	if err := a.Failover.Retarget(ctx, activity.GetInfo(ctx), in.FailoverQueue); err != nil {
+	// A call that ended meanwhile has nothing left to arm.
+	if err := a.Failover.Retarget(ctx, activity.GetInfo(ctx), in.FailoverQueue); err != nil && ctx.Err() == nil {
 		activity.GetLogger(ctx).Warn("model call: cannot arm its failover", "error", err)
 	}
 }
