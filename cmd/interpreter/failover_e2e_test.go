@@ -33,6 +33,7 @@ func TestFailoverToALiveWorker(t *testing.T) {
 	turn := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
 	w.pendingStarted(turn, "CallModel")
 	w.settled(turn)
+	w.failoverArmed(turn)
 	holder := w.callHolder(turn)
 	victim, survivor := a, b
 	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.cmd.Process.Pid)) {
@@ -90,6 +91,26 @@ func answerToNextTask(evs []*historypb.HistoryEvent, t time.Time) (bool, time.Du
 		return true, 0
 	}
 	return false, 0
+}
+
+// failoverArmed waits until the turn's started model call may be retried
+// by the server: its holder asks for that as it takes the call over, a
+// round trip after the call shows as started (a kill before that costs
+// the workflow's own, slower failover).
+func (w *workerWorld) failoverArmed(turnID string) {
+	w.t.Helper()
+	waitUntil(w.t, func() bool {
+		d, err := w.c.DescribeWorkflowExecution(context.Background(), turnID, "")
+		if err != nil {
+			return false
+		}
+		for _, pa := range d.GetPendingActivities() {
+			if pa.GetActivityType().GetName() == "CallModel" && pa.GetMaximumAttempts() > 1 {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, "the model call's failover", func() string { return dumpHistory(w.history(turnID)) })
 }
 
 // callHolder is the identity of the worker that runs the turn's started
