@@ -84,6 +84,8 @@ type Workers struct {
 	sessions worker.Worker // this process's unified-exec sessions
 	calls    worker.Worker // this process's handed-off model calls; nil for a tools-only worker
 	acts     *activities.Activities
+	// stopPeers ends the watch of this host's other worker processes.
+	stopPeers func()
 	// Current tells whether this worker's build is its deployment's
 	// current version (new turns start on it); PromoteErr why it could
 	// not be made so.
@@ -145,6 +147,11 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w := &Workers{host: host, sessions: sessions, acts: o.Activities}
 	if o.Reclaimed != nil {
 		go reclaimInBackground(c, o)
+		ctx, stop := context.WithCancel(context.Background())
+		w.stopPeers = stop
+		if err := watchPeers(ctx, o.Activities.Home, reclaimPeers(c, o)); err != nil {
+			o.Reclaimed(0, err) // no quick notice of a dead peer; heartbeats still find it
+		}
 	}
 	if o.ToolsOnly {
 		return w, nil
@@ -201,6 +208,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 
 // Stop stops polling and waits for running activities to return.
 func (w *Workers) Stop() {
+	if w.stopPeers != nil {
+		w.stopPeers()
+	}
 	w.host.Stop()
 	w.sessions.Stop()
 	w.acts.CloseAllSessions() // a session's processes end with its worker

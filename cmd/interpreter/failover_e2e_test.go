@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/worker"
 )
 
 // A worker lost for good while another one runs (no restart, so no
@@ -26,8 +29,10 @@ func TestFailoverToALiveWorker(t *testing.T) {
 	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: prompt, Steps: []fakemodel.Step{{DelayMs: 3000, Text: "model answer"}}},
 	}})
-	a, _ := w.worker()
-	b, _ := w.worker()
+	// As on two machines: workers of one host would see each other die
+	// (worker.PeersDirEnv) and fail over at once.
+	a, _ := w.worker(worker.PeersDirEnv + "=" + t.TempDir())
+	b, _ := w.worker(worker.PeersDirEnv + "=" + t.TempDir())
 	run := w.exec("--json", prompt)
 	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
 	turn := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
@@ -117,15 +122,66 @@ func (w *workerWorld) failoverArmed(turnID string) {
 // model call.
 func (w *workerWorld) callHolder(turnID string) string {
 	w.t.Helper()
+	return w.holder(turnID, "CallModel")
+}
+
+// holder is the identity of the worker that runs the turn's pending
+// activity of the given type.
+func (w *workerWorld) holder(turnID, activityType string) string {
+	w.t.Helper()
 	d, err := w.c.DescribeWorkflowExecution(context.Background(), turnID, "")
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	for _, pa := range d.GetPendingActivities() {
-		if pa.GetActivityType().GetName() == "CallModel" {
+		if pa.GetActivityType().GetName() == activityType {
 			return pa.GetLastWorkerIdentity()
 		}
 	}
-	w.t.Fatalf("no pending model call on %s", turnID)
+	w.t.Fatalf("no pending %s on %s", activityType, turnID)
 	return ""
+}
+
+// Two workers of one host, the one running a quiet command SIGKILLed for
+// good: the other sees it die (worker.PeersDirEnv) and reports the
+// command interrupted within a second or so, not after its 20 s heartbeat
+// timeout; the turn goes on, and the command ran once.
+func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
+	const prompt = "lost command cell"
+	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: prompt, Steps: []fakemodel.Step{{Shell: "echo ran >> runs.txt; sleep 60"}, {Text: "went on"}}},
+	}})
+	a, _ := w.worker()
+	b, _ := w.worker()
+	run := w.exec("--json", prompt)
+	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	turn := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
+	runs := filepath.Join(w.work, "runs.txt")
+	waitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "ran") }, 60*time.Second,
+		"the command to run", func() string { return run.stdout.String() + run.stderr.String() })
+	holder := w.holder(turn, "Exec")
+	victim := a
+	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.cmd.Process.Pid)) {
+		victim = b
+	}
+	if !strings.Contains(holder, fmt.Sprintf("/%d ", victim.cmd.Process.Pid)) {
+		t.Fatalf("the command is held by %q, neither worker (%d, %d)", holder, a.cmd.Process.Pid, b.cmd.Process.Pid)
+	}
+	victim.kill()
+	killed := time.Now()
+	if code := run.wait(90 * time.Second); code != 0 || !strings.Contains(run.stdout.String(), "went on") {
+		t.Fatalf("exit %d\n%s%s", code, run.stdout, run.stderr)
+	}
+	evs := w.history(turn)
+	ended := firstAfter(evs, killed, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, nil)
+	if ok, _ := reclaimed(evs, "Exec"); !ok || ended.IsZero() {
+		t.Fatalf("the command was not ended by the live worker:\n%s", dumpHistory(evs))
+	}
+	t.Logf("kill to the command reported interrupted %v", ended.Sub(killed).Round(time.Millisecond))
+	if d := ended.Sub(killed); d > 10*time.Second {
+		t.Errorf("the command was reported %v after the kill, want within seconds (its heartbeat timeout is 20 s)", d)
+	}
+	if b, _ := os.ReadFile(runs); strings.Count(string(b), "ran") != 1 {
+		t.Errorf("the command ran %d times, want once", strings.Count(string(b), "ran"))
+	}
 }
