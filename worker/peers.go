@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -75,7 +75,7 @@ func scanPeers(ctx context.Context, dir, own string, gone func()) {
 	seen := map[string]bool{}
 	t := time.NewTicker(peerScan)
 	defer t.Stop()
-	for {
+	for first := true; ; first = false {
 		names, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
 		for _, name := range names {
 			mu.Lock()
@@ -83,7 +83,7 @@ func scanPeers(ctx context.Context, dir, own string, gone func()) {
 			seen[name] = true
 			mu.Unlock()
 			if fresh {
-				go awaitPeer(name, gone)
+				go awaitPeer(name, first, gone)
 			}
 		}
 		select {
@@ -95,22 +95,30 @@ func scanPeers(ctx context.Context, dir, own string, gone func()) {
 }
 
 // awaitPeer blocks until the process holding name's lock is gone, then
-// removes the file and calls gone. A file whose holder died before this
-// worker started is found gone at once (a restart reclaims it anyway).
-func awaitPeer(name string, gone func()) {
+// removes the file and calls gone. A file found at start whose holder is
+// gone already is only removed: the worker's own start-up reclaim covers
+// what that process left.
+func awaitPeer(name string, atStart bool, gone func()) {
 	f, err := os.Open(name)
 	if err != nil {
 		return // removed meanwhile
 	}
 	defer f.Close()
+	if atStart && syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB) == nil {
+		os.Remove(name)
+		return
+	}
+	peersAwaited.Add(1)
+	defer peersAwaited.Add(-1)
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
 		return
 	}
 	os.Remove(name)
-	if !strings.HasPrefix(filepath.Base(name), fmt.Sprintf("%d-", os.Getpid())) {
-		gone()
-	}
+	gone()
 }
+
+// peersAwaited counts the peers this process waits on (for tests).
+var peersAwaited atomic.Int64
 
 // reclaimPeers is the gone of a worker's peer watch: it reclaims the dead
 // process's activities and unsticks its workflows, one at a time.
