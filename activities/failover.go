@@ -50,7 +50,7 @@ var ModelAttemptErrorTypes = []string{ErrTypeProvider, ErrTypeStream, ErrTypeCon
 // this worker be lost, to in.FailoverQueue. A failure to ask costs only
 // the quick failover: the workflow still makes a lost call afresh.
 func (a *Activities) armFailover(ctx context.Context, in ModelInput) {
-	if in.FailoverQueue == "" || a.Failover == nil {
+	if in.FailoverQueue == "" || a.Failover == nil || !activity.IsActivity(ctx) {
 		return
 	}
 	// A call that ended meanwhile has nothing left to arm.
@@ -63,8 +63,11 @@ func (a *Activities) armFailover(ctx context.Context, in ModelInput) {
 // held the call was lost (a retry the server sent here), and if so resets
 // the turn's sticky queue, which still names that worker.
 func (a *Activities) tookOverLost(ctx context.Context, in ModelInput) {
+	if in.FailoverQueue == "" || a.Failover == nil || !activity.IsActivity(ctx) {
+		return
+	}
 	info := activity.GetInfo(ctx)
-	if in.FailoverQueue == "" || a.Failover == nil || info.Attempt < 2 {
+	if info.Attempt < 2 {
 		return
 	}
 	if err := a.Failover.Unstick(ctx, info.WorkflowExecution.ID, info.WorkflowExecution.RunID); err != nil {
