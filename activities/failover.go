@@ -83,5 +83,5 @@ func attemptError(err error) error {
 	if err == nil || errors.As(err, &app) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	return temporal.NewApplicationErrorWithOptions(err.Error(), ErrTypeModelCall, temporal.ApplicationErrorOptions{Cause: err})
+	return temporal.NewApplicationError(err.Error(), ErrTypeModelCall)
 }
