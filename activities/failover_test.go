@@ -15,7 +15,7 @@ import (
 func TestAttemptErrorIsOfAListedType(t *testing.T) {
 	var app *temporal.ApplicationError
 	if err := attemptError(errors.New("writing the transcript: disk full")); !errors.As(err, &app) ||
-		!slices.Contains(ModelAttemptErrorTypes, app.Type()) || app.NonRetryable() || err.Error() != "writing the transcript: disk full" {
+		!slices.Contains(ModelAttemptErrorTypes, app.Type()) || app.NonRetryable() || app.Message() != "writing the transcript: disk full" {
 		t.Fatalf("plain error became %#v", err)
 	}
 	stream := temporal.NewApplicationError("broke off", ErrTypeStream)
