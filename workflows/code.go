@@ -49,9 +49,11 @@ import "go.temporal.io/sdk/workflow"
 // Code 9 ([lostWorkerCode]) lets a lost worker's handed-off model call be
 // made afresh by the server, on the shared queue, right after its
 // heartbeat timeout (now [handoffHeartbeat]), instead of by a workflow
-// task that first waited out the dead worker's sticky queue; and bounds a
+// task that first waited out the dead worker's sticky queue; bounds a
 // tool call's wait by host_wait also when the host's worker is listed as
-// a poller but takes nothing (a worker that died lately).
+// a poller but takes nothing (a worker that died lately); and gives MCP
+// tool listing and calls, approval notices and exec_command sessions the
+// same bounded wait for their host ([turn.onHostFrom]).
 //
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.

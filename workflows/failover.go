@@ -14,7 +14,8 @@ import (
 // timeout ([activities.Failover]), with no workflow task first waiting
 // out the dead worker's sticky queue; and a tool call whose host's worker
 // is listed but takes nothing fails the turn after host_wait, as one with
-// no worker at all does ([turn.onHost]).
+// no worker at all does ([turn.onHost]), MCP calls, approval notices and
+// exec_command sessions included.
 const lostWorkerCode = 9
 
 // handoffHeartbeat is a handed-off call's heartbeat timeout from turn
