@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/harness"
 )
 
 // From turn code 9 a handed-off call taken over on its worker's queue names
@@ -81,4 +83,35 @@ func TestHostListedButTakingNothingFailsAfterHostWait(t *testing.T) {
 	// The mock times out at once; the steps it stood for: 5 s, then 15,
 	// 15, 15 and the last 10 s of the minute, each followed by a look.
 	require.Equal(t, 5, polls)
+}
+
+// An exec_command session on a host no worker serves waits as a shell
+// command does (from turn code 9): a warning, then a failed turn after
+// host_wait, nothing run.
+func TestSessionOnAMissingHostFailsAfterHostWait(t *testing.T) {
+	env := newEnv(t)
+	script := "sleep 1"
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return withCalls(1, "", activities.DecodedCall{
+			Call: harness.ToolCall{CallID: "s1", Name: "exec_command", Arguments: `{"cmd":"sleep 1"}`},
+			Inv:  harness.Invocation{Tool: harness.ToolExecCommand, Script: script},
+		}), nil
+	})
+	env.OnActivity(a.ExecCommand, mock.Anything, mock.Anything).Return((*activities.SessionOutput)(nil),
+		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil))
+	env.OnActivity(a.HostPollers, mock.Anything, mock.Anything).Return(activities.HostPollersOutput{}, nil)
+	cfg := testConfig()
+	cfg.HostWait = time.Minute
+	cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
+	in := turnInput(cfg)
+	in.Code = lostWorkerCode
+	env.ExecuteWorkflow(TurnWorkflow, in)
+	res := turnResult(t, env)
+	require.Equal(t, StatusFailed, res.Status)
+	require.Contains(t, res.Error, "no worker serves host host: gave up after 1m0s")
+	var warned bool
+	for _, e := range queryEvents(t, env).Events {
+		warned = warned || e.Item != nil && strings.Contains(e.Item.Message, "no worker serves host host; waiting")
+	}
+	require.True(t, warned, "no warning logged")
 }
