@@ -23,6 +23,9 @@ type Activities struct {
 	// Pollers lists when each worker polling an activity task queue last
 	// polled it (the worker fills it from its Temporal client).
 	Pollers func(ctx context.Context, queue string) ([]time.Time, error)
+	// Failover lets a handed-off model call outlive its worker (the worker
+	// fills it from its Temporal client).
+	Failover Failover
 	// DemoBaseURL is where the built-in demo provider is served (the
 	// scripted fake model started by the worker process).
 	DemoBaseURL string

@@ -67,6 +67,10 @@ type ModelInput struct {
 	// with heartbeats, when this worker holds it, and is made afresh
 	// otherwise.
 	Resume string `json:"resume,omitempty"`
+	// FailoverQueue, with Resume, is where the server sends a further
+	// attempt of the call when the worker holding it is lost (see
+	// [Failover]); empty: the call's own queue, and no further attempt.
+	FailoverQueue string `json:"failover_queue,omitempty"`
 	// Reasoning settings asked of the model.
 	Reasoning harness.Reasoning `json:"reasoning,omitzero"`
 }
@@ -110,8 +114,13 @@ const (
 func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput, error) {
 	if in.Resume != "" {
 		if c := a.handoffs().take(in.Resume); c != nil {
-			return a.awaitCall(ctx, c)
+			// Beside the call, not before it: the heartbeats must not wait
+			// for a server round trip.
+			go a.armFailover(ctx, in)
+			out, err := a.awaitCall(ctx, c)
+			return out, attemptError(err)
 		}
+		a.tookOverLost(ctx, in)
 	}
 	c, err := a.startCall(ctx, in)
 	if err != nil {

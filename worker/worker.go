@@ -68,6 +68,15 @@ type Options struct {
 // and 2.1–2.5 against 3.1–3.3 turns/s.
 const WorkflowTaskPollers = 8
 
+// HandoffPollers is how many polls a worker keeps open on its own queue
+// of handed-off model calls (the SDK's default is 2). Calls are handed off
+// in bursts (every call slower than the budget, of every turn the worker
+// runs), and one not taken within the turn's pickup bound (2 s) is made
+// afresh elsewhere while its stream is dropped: the concurrency benchmark
+// with a 1 s model (every call handed off, 50 threads, load 8–10) made 35
+// of 250 calls twice with 2 pollers, 1–7 with 8.
+const HandoffPollers = 8
+
 // StickyScheduleToStartTimeout is how long a workflow task waits on the
 // sticky queue of the worker that ran the workflow before it goes to the
 // shared queue (the SDK's default is 5 s). A SIGKILLed worker's sticky
@@ -84,6 +93,8 @@ type Workers struct {
 	sessions worker.Worker // this process's unified-exec sessions
 	calls    worker.Worker // this process's handed-off model calls; nil for a tools-only worker
 	acts     *activities.Activities
+	// stopPeers ends the watch of this host's other worker processes.
+	stopPeers func()
 	// Current tells whether this worker's build is its deployment's
 	// current version (new turns start on it); PromoteErr why it could
 	// not be made so.
@@ -107,6 +118,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	o.Activities.HostQueue = o.HostQueue
 	if o.Activities.Pollers == nil {
 		o.Activities.Pollers = pollers(c, namespaceOr(o.Namespace))
+	}
+	if o.Activities.Failover == nil {
+		o.Activities.Failover = failover{c: c, namespace: namespaceOr(o.Namespace), identity: o.Identity}
 	}
 	if o.Reclaimed != nil && !o.ToolsOnly {
 		unstickFirst(c, o)
@@ -142,6 +156,11 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w := &Workers{host: host, sessions: sessions, acts: o.Activities}
 	if o.Reclaimed != nil {
 		go reclaimInBackground(c, o)
+		ctx, stop := context.WithCancel(context.Background())
+		w.stopPeers = stop
+		if err := watchPeers(ctx, o.Activities.Home, reclaimPeers(c, o)); err != nil {
+			o.Reclaimed(0, err) // no quick notice of a dead peer; heartbeats still find it
+		}
 	}
 	if o.ToolsOnly {
 		return w, nil
@@ -151,6 +170,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	o.Activities.HandoffQueue = handoffQueue(o.TaskQueue)
 	callsOpts := base
 	callsOpts.DisableWorkflowWorker = true
+	callsOpts.MaxConcurrentActivityTaskPollers = HandoffPollers
 	w.calls = worker.New(c, o.Activities.HandoffQueue, callsOpts)
 	w.calls.RegisterActivity(o.Activities.CallModel)
 	if err := w.calls.Start(); err != nil {
@@ -199,6 +219,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 
 // Stop stops polling and waits for running activities to return.
 func (w *Workers) Stop() {
+	if w.stopPeers != nil {
+		w.stopPeers()
+	}
 	w.host.Stop()
 	w.sessions.Stop()
 	w.acts.CloseAllSessions() // a session's processes end with its worker

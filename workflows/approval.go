@@ -113,12 +113,12 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	t.log.add(Event{Type: EventApprovalRequested, Item: waiting, Approval: &a})
 	t.tellRoot(ctx, a, false)
 
-	nctx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	nopts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
 		StartToCloseTimeout: time.Minute,
 		Summary:             "approval · " + it.ID,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
+	}
 	notice := activities.ApprovalNotice{ThreadID: a.ThreadID, TurnID: a.TurnID, ItemID: a.ItemID, Kind: a.Kind,
 		Command: a.Command, Cwd: a.Cwd, Diff: a.Diff, Reason: a.Reason, Unsandboxed: a.Unsandboxed, Answer: a.Answer}
 	if a.Deadline != nil {
@@ -126,8 +126,8 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	}
 	// The notice does not hold up the wait: a decision may come first.
 	workflow.Go(ctx, func(gctx workflow.Context) {
-		_ = workflow.ExecuteActivity(nctx, acts.NotifyApproval,
-			activities.NotifyInput{Notice: notice, NotifyCommand: cfg.NotifyCommand, WebhookURL: cfg.WebhookURL}).Get(gctx, nil)
+		_ = t.onHostFrom(gctx, lostWorkerCode, nopts, acts.NotifyApproval,
+			activities.NotifyInput{Notice: notice, NotifyCommand: cfg.NotifyCommand, WebhookURL: cfg.WebhookURL}, nil)
 	})
 
 	decided := func() bool { _, ok := t.decisions[a.ItemID]; return ok }

@@ -46,6 +46,15 @@ import "go.temporal.io/sdk/workflow"
 // worker: a warning after seconds, a failed turn after host_wait when no
 // worker polls the host queue ([turn.onHost]).
 //
+// Code 9 ([lostWorkerCode]) lets a lost worker's handed-off model call be
+// made afresh by the server, on the shared queue, right after its
+// heartbeat timeout (now [handoffHeartbeat]), instead of by a workflow
+// task that first waited out the dead worker's sticky queue; bounds a
+// tool call's wait by host_wait also when the host's worker is listed as
+// a poller but takes nothing (a worker that died lately); and gives MCP
+// tool listing and calls, approval notices and exec_command sessions the
+// same bounded wait for their host ([turn.onHostFrom]).
+//
 // Code 11 ([agentToolsCode]) offers a harness's own sub-agent tool where
 // its CLI has one (claude-code's Task, kimi-cli's Agent: spawn, wait for
 // the end of the agent's turn, close), and in the thread starts a

@@ -49,13 +49,26 @@ func (t *turn) watchHost(ctx workflow.Context) (workflow.Context, func()) {
 
 // onHost runs an activity on the workspace host's queue. When no worker
 // takes it within seconds, the turn logs a warning and asks the server
-// whether any worker polls that queue: if one does, the host is busy and
-// the call waits on; if none does for the host_wait bound, the turn fails
-// (the call never started, so nothing ran).
+// whether any worker polls that queue: if none does for the host_wait
+// bound, the turn fails (the call never started, so nothing ran). From
+// turn code 9 a host whose worker polled lately (listed by the server for
+// about a minute after it died) gets the same bound: a live worker takes
+// a call in milliseconds, so one that takes none for host_wait is lost or
+// stuck either way. Earlier turns waited on such a host until its poller
+// aged out of the server's list.
 func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, in, out any) error {
 	return t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), act, in).Get(ctx, out)
 	})
+}
+
+// onHostFrom is [turn.onHost] for turns from code on, and a plain call
+// for older ones, whose histories have no bounded waits there.
+func (t *turn) onHostFrom(ctx workflow.Context, code int, opts workflow.ActivityOptions, act, in, out any) error {
+	if t.in.Code >= code {
+		return t.onHost(ctx, opts, act, in, out)
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), act, in).Get(ctx, out)
 }
 
 // onHostRun is [turn.onHost] for a call that run starts with the options
@@ -69,7 +82,7 @@ func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, ru
 		bound = DefaultHostWait
 	}
 	host := opts.TaskQueue
-	step, missing := min(hostWarnAfter, bound/2), time.Duration(0)
+	step, missing, waited := min(hostWarnAfter, bound/2), time.Duration(0), time.Duration(0)
 	for {
 		o := opts
 		o.ScheduleToStartTimeout = step
@@ -77,14 +90,26 @@ func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, ru
 		if !isScheduleToStart(err) || ctx.Err() != nil {
 			return err
 		}
+		waited += step
 		live := t.livePollers(ctx, host)
 		if live > 0 {
 			t.warnHost(fmt.Sprintf("the worker of host %s has not taken a tool call for %s (busy, or just lost); waiting", host, step))
-			step = hostBusyStep
+			if t.in.Code < lostWorkerCode {
+				step = hostBusyStep
+				continue
+			}
+			if waited >= bound {
+				t.hostGiveUp(fmt.Sprintf("no worker of host %s took the tool call: gave up after %s (temporal.host_wait; a worker polled in the last minute, so it is stuck or just lost)", host, bound))
+				return err
+			}
+			step = min(hostBusyStep, bound-waited)
 			continue
 		}
 		t.warnHost(fmt.Sprintf("no worker serves host %s; waiting (the turn fails after %s: temporal.host_wait)", host, bound))
 		missing += step
+		if t.in.Code >= lostWorkerCode {
+			missing = waited
+		}
 		if missing >= bound {
 			t.hostGiveUp(fmt.Sprintf("no worker serves host %s: gave up after %s (temporal.host_wait)", host, bound))
 			return err

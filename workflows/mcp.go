@@ -50,15 +50,15 @@ func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([
 	for i, s := range servers {
 		names[i] = s.Name
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           t.in.Config.HostQueue,
 		StartToCloseTimeout: activities.MCPListTimeout(servers),
 		Summary:             oneLine("mcp: list tools · "+strings.Join(names, ", "), 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-	})
+	}
 	in := activities.MCPListToolsInput{ThreadID: t.in.ThreadID, Servers: servers, Taken: taken}
 	var out activities.MCPListToolsOutput
-	if err := workflow.ExecuteActivity(actx, acts.MCPListTools, in).Get(ctx, &out); err != nil {
+	if err := t.onHostFrom(ctx, lostWorkerCode, opts, acts.MCPListTools, in, &out); err != nil {
 		if ctx.Err() != nil {
 			return nil, nil // the loop ends the turn as interrupted
 		}
@@ -113,17 +113,17 @@ func (t *turn) runMCP(ctx workflow.Context, c activities.DecodedCall, x harness.
 	if hb <= 0 {
 		hb = 5 * time.Second
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:           t.in.Config.HostQueue,
 		StartToCloseTimeout: activities.MCPCallTimeout(srv),
 		HeartbeatTimeout:    hb,
 		Summary:             oneLine("mcp: "+x.Server+" · "+x.Tool, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
+	}
 	in := activities.MCPCallToolInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Server: srv, Tool: x.Tool,
 		Arguments: []byte(c.Inv.Arguments), MaxOutput: t.in.Config.MaxToolOutput}
 	var out activities.MCPCallToolOutput
-	err := workflow.ExecuteActivity(actx, acts.MCPCallTool, in).Get(ctx, &out)
+	err := t.onHostFrom(ctx, lostWorkerCode, opts, acts.MCPCallTool, in, &out)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		out = activities.MCPCallToolOutput{Output: "not finished: the turn was stopped during the call of " + x.Tool, IsError: true}

@@ -84,16 +84,20 @@ func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activ
 		in.Resume = h.Handoff
 		return t.callModelActivity(ctx, in)
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		TaskQueue:              h.HandoffQueue,
 		ScheduleToStartTimeout: t.handoffPickup(),
 		StartToCloseTimeout:    10 * time.Minute,
 		HeartbeatTimeout:       t.modelHeartbeat(),
 		Summary:                fmt.Sprintf("model %s · step %d (continued)", in.Model, in.Step),
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
+	}
 	resume := in
 	resume.Resume = h.Handoff
+	if t.in.Code >= lostWorkerCode {
+		t.armFailover(ctx, &opts, &resume)
+	}
+	actx := workflow.WithActivityOptions(ctx, opts)
 	var out activities.ModelOutput
 	err := workflow.ExecuteActivity(actx, acts.CallModel, resume).Get(ctx, &out)
 	if err == nil {

@@ -112,8 +112,8 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	in := activities.ExecCommandInput{Exec: t.execInput(c.Call.CallID, argv, it.Cwd, v.Unsandboxed),
 		SessionID: id, TTY: inv.TTY, YieldMs: yield, MaxTokens: tokens}
 	var out activities.SessionOutput
-	err := workflow.ExecuteActivity(t.sessionCtx(ctx, t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110)),
-		acts.ExecCommand, in).Get(ctx, &out)
+	err := t.onHostFrom(ctx, lostWorkerCode, t.sessionOpts(t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110)),
+		acts.ExecCommand, in, &out)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
@@ -230,11 +230,16 @@ func sessionText(out activities.SessionOutput) string {
 // long it may wait for its worker process: one that is gone never takes
 // it.
 func (t *turn) sessionCtx(ctx workflow.Context, queue string, yieldMs int64, pickup time.Duration, summary string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, t.sessionOpts(queue, yieldMs, pickup, summary))
+}
+
+// sessionOpts are the options of a session call (see [turn.sessionCtx]).
+func (t *turn) sessionOpts(queue string, yieldMs int64, pickup time.Duration, summary string) workflow.ActivityOptions {
 	hb := t.in.Config.ExecHeartbeat
 	if hb <= 0 {
 		hb = 5 * time.Second
 	}
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return workflow.ActivityOptions{
 		TaskQueue:              queue,
 		ScheduleToStartTimeout: pickup,
 		StartToCloseTimeout:    time.Duration(yieldMs)*time.Millisecond + time.Minute,
@@ -242,7 +247,7 @@ func (t *turn) sessionCtx(ctx workflow.Context, queue string, yieldMs int64, pic
 		WaitForCancellation:    true,
 		Summary:                summary,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
+	}
 }
 
 // pickup is how long a session call waits for its worker process to take

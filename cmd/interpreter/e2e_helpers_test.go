@@ -104,9 +104,15 @@ func (e *env) config() []string {
 
 func (e *env) start(args ...string) *proc {
 	e.t.Helper()
+	return e.startWith(nil, args...)
+}
+
+// startWith is start with more environment variables.
+func (e *env) startWith(environ []string, args ...string) *proc {
+	e.t.Helper()
 	p := &proc{t: e.t, cmd: exec.Command(binary, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Dir = e.work
-	p.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
+	p.cmd.Env = append(append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY="), environ...)
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	p.cmd.Stdin = strings.NewReader("")
 	if err := p.cmd.Start(); err != nil {

@@ -43,9 +43,9 @@ func newWorkerWorld(t *testing.T, script *fakemodel.Script) *workerWorld {
 
 // worker starts `interpreter worker` and waits until it polls; it returns
 // the process and when it was ready.
-func (w *workerWorld) worker() (*proc, time.Time) {
+func (w *workerWorld) worker(environ ...string) (*proc, time.Time) {
 	w.t.Helper()
-	p := w.start(append([]string{"worker"}, w.config()...)...)
+	p := w.startWith(environ, append([]string{"worker"}, w.config()...)...)
 	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Worker connected") }, 60*time.Second, "the worker to connect")
 	return p, time.Now()
 }

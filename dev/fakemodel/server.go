@@ -42,6 +42,7 @@ type Server struct {
 	state    map[stepKey]*stepState
 	requests []Recorded
 	arrivals []string
+	arrived  []time.Time // when each of arrivals came
 	seq      int
 }
 
@@ -297,6 +298,21 @@ func (s *Server) noteArrival(body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.arrivals = append(s.arrivals, string(body))
+	s.arrived = append(s.arrived, time.Now())
+}
+
+// ArrivalTimes are when the requests whose body contains substr arrived
+// (answered or not), oldest first.
+func (s *Server) ArrivalTimes(substr string) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []time.Time
+	for i, b := range s.arrivals {
+		if strings.Contains(b, substr) {
+			out = append(out, s.arrived[i])
+		}
+	}
+	return out
 }
 
 // ArrivalsContaining counts the requests received so far (answered or
