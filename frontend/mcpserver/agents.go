@@ -112,6 +112,11 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 		base["status"] = workflows.AgentNotFound
 		if it.Status == workflows.StatusCompleted && st.ThreadID != "" {
 			base["new_thread_id"], base["status"] = st.ThreadID, agentStatus(st)
+			if a.Tool == "spawn_agent" && st.Status == workflows.AgentRunning {
+				// Codex 0.140 reports a just-spawned agent as not yet
+				// started, whether or not its first turn has begun.
+				base["status"] = workflows.AgentPendingInit
+			}
 			if st.Nickname != "" {
 				base["new_agent_nickname"] = st.Nickname
 			}
@@ -147,6 +152,11 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 		m.addNames(base, st)
 	case "resume_agent":
 		base["type"], base["receiver_thread_id"], base["status"] = "collab_resume_end", st.ThreadID, agentStatus(st)
+		if it.Status == workflows.StatusCompleted && reopened(st.Status) {
+			// A reopened agent waits for input: Codex 0.140 says
+			// pending_init, not the last status it had before the close.
+			base["status"] = workflows.AgentPendingInit
+		}
 		m.addNames(base, st)
 	default:
 		return nil
@@ -191,6 +201,15 @@ func agentRef(s workflows.AgentState, status any) map[string]any {
 		out["status"] = status
 	}
 	return out
+}
+
+// reopened: a resumed agent in this state sits idle, waiting for input.
+func reopened(status string) bool {
+	switch status {
+	case workflows.AgentCompleted, workflows.AgentShutdown, workflows.AgentPendingInit:
+		return true
+	}
+	return false
 }
 
 func final(status string) bool {

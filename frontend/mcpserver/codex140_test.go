@@ -52,7 +52,9 @@ func TestCollabMessagesMatchCodex140(t *testing.T) {
 }
 
 // oneAgentLife is the root's log for the calls the golden file recorded:
-// spawn, send_input, wait (the agent completes), close, resume.
+// spawn, send_input, wait (the agent completes), close, resume, with the
+// states our workflow records (running at once after a spawn, the last
+// report after a resume).
 func oneAgentLife() []workflows.Event {
 	const root, kid = "ROOT", "AGENT1" // the golden file's names
 	st := func(status, message string) workflows.AgentState {
@@ -69,11 +71,11 @@ func oneAgentLife() []workflows.Event {
 		evs = append(evs, workflows.Event{Type: workflows.EventItemCompleted,
 			Item: &workflows.Item{ID: id, Type: workflows.ItemCollabAgentToolCall, Status: workflows.StatusCompleted, Agent: &end}})
 	}
-	add("item_1", "spawn_agent", workflows.AgentCall{Prompt: "investigate alpha", Receivers: []string{kid}}, st(workflows.AgentPendingInit, ""))
+	add("item_1", "spawn_agent", workflows.AgentCall{Prompt: "investigate alpha", Receivers: []string{kid}}, st(workflows.AgentRunning, ""))
 	add("item_2", "send_input", workflows.AgentCall{Prompt: "and look at beta", Receivers: []string{kid}}, st(workflows.AgentRunning, ""))
 	add("item_3", "wait_agent", workflows.AgentCall{Receivers: []string{kid}}, st(workflows.AgentCompleted, "beta report"))
 	add("item_4", "close_agent", workflows.AgentCall{Receivers: []string{kid}}, st(workflows.AgentShutdown, ""))
-	add("item_5", "resume_agent", workflows.AgentCall{Receivers: []string{kid}}, st(workflows.AgentPendingInit, ""))
+	add("item_5", "resume_agent", workflows.AgentCall{Receivers: []string{kid}}, st(workflows.AgentCompleted, "beta report"))
 	return evs
 }
 
