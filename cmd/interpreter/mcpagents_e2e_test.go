@@ -15,8 +15,8 @@ import (
 )
 
 // `interpreter mcp-server` streams a root turn's sub-agent calls as
-// Codex's collab messages: for a spawn, send_input, wait, close and
-// resume of one sub-agent, the messages have the types, order, keys and
+// Codex's collab messages: for a spawn, a second spawn refused by
+// agents.max_threads, and send_input, wait, close and resume of the first, the messages have the types, order, keys and
 // value types that Codex 0.140's own mcp-server sent for the same calls
 // (frontend/mcpserver/testdata/codex140_collab.jsonl); the spawn names
 // the new thread, the wait ends with its report, and, as in Codex's
@@ -25,11 +25,12 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "delegate", Steps: []fakemodel.Step{
 			{ToolCalls: []fakemodel.ToolCall{{Name: "spawn_agent", Arguments: json.RawMessage(`{"message":"look around"}`)}}},
+			{ToolCalls: []fakemodel.ToolCall{{Name: "spawn_agent", Arguments: json.RawMessage(`{"message":"one too many"}`)}}},
 			{ToolCalls: []fakemodel.ToolCall{{Name: "send_input", Arguments: json.RawMessage(`{"target":"{{output.0.agent_id}}","message":"and look behind"}`)}}},
 			{ToolCalls: []fakemodel.ToolCall{{Name: "wait_agent", Arguments: json.RawMessage(`{"targets":["{{output.0.agent_id}}"],"timeout_ms":120000}`)}}},
 			{ToolCalls: []fakemodel.ToolCall{{Name: "close_agent", Arguments: json.RawMessage(`{"target":"{{output.0.agent_id}}"}`)}}},
 			{ToolCalls: []fakemodel.ToolCall{{Name: "resume_agent", Arguments: json.RawMessage(`{"id":"{{output.0.agent_id}}"}`)}}},
-			{Text: "it said: {{output.2}}"},
+			{Text: "it said: {{output.3}}"},
 		}},
 		{Match: "look around", Steps: []fakemodel.Step{{Text: "nothing here"}}},
 		{Match: "look behind", Steps: []fakemodel.Step{{Text: "nothing behind"}}},
@@ -37,7 +38,7 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 	e.writeSDKConfig()
 	dev := e.startDev()
 	defer dev.kill()
-	s := e.mcpStdio("-c", "features.multi_agent=true")
+	s := e.mcpStdio("-c", "features.multi_agent=true", "-c", "agents.max_threads=1")
 	id := s.request("tools/call", map[string]any{"name": "codex", "arguments": map[string]any{"prompt": "delegate a look", "approval-policy": "never"}})
 	resp := s.response(id)
 	if r, _ := resp["result"].(map[string]any); r == nil || r["isError"] == true {
@@ -80,15 +81,22 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 			t.Errorf("%s: %s\n ours  %v\n codex %v", want[i], d, collab[i], golden[i])
 		}
 	}
-	spawned, _ := byType["collab_agent_spawn_end"]["new_thread_id"].(string)
-	if byType["collab_agent_spawn_begin"]["prompt"] != "look around" || spawned == "" || byType["collab_agent_spawn_end"]["new_agent_nickname"] == nil {
-		t.Fatalf("spawn messages %v / %v\n%s", byType["collab_agent_spawn_begin"], byType["collab_agent_spawn_end"], s.diag())
+	spawnEnd, refused := collab[1], collab[3]
+	spawned, _ := spawnEnd["new_thread_id"].(string)
+	if collab[0]["prompt"] != "look around" || spawned == "" || spawnEnd["new_agent_nickname"] == nil {
+		t.Fatalf("spawn messages %v / %v\n%s", collab[0], spawnEnd, s.diag())
 	}
-	if m := byType["collab_agent_spawn_end"]["model"]; m != "fake-model" {
+	if m := spawnEnd["model"]; m != "fake-model" {
 		t.Errorf("collab_agent_spawn_end model %v, want the one the sub-agent runs (the parent's)", m)
 	}
-	if st := byType["collab_agent_spawn_end"]["status"]; st != "pending_init" {
+	if st := spawnEnd["status"]; st != "pending_init" {
 		t.Errorf("collab_agent_spawn_end status %v, want pending_init as Codex's", st)
+	}
+	if refused["new_thread_id"] != nil || refused["status"] != "not_found" || refused["prompt"] != "one too many" {
+		t.Errorf("refused spawn's end %v, want no thread and not_found as Codex's", refused)
+	}
+	if st := byType["collab_resume_end"]["status"]; st != "pending_init" {
+		t.Errorf("collab_resume_end status %v, want pending_init as Codex's", st)
 	}
 	if ids, _ := byType["collab_waiting_begin"]["receiver_thread_ids"].([]any); len(ids) != 1 || ids[0] != spawned {
 		t.Errorf("collab_waiting_begin %v, want receiver %s", byType["collab_waiting_begin"], spawned)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Re-records frontend/mcpserver/testdata/codex140_collab.jsonl: the collab
 # messages that Codex 0.140's own `codex mcp-server` streams for a turn that
-# spawns a sub-agent, sends it input, waits for it, closes and resumes it.
+# spawns a sub-agent, spawns a second one over agents.max_threads = 1
+# (refused), sends the first input, waits for it, closes and resumes it.
 #
 #   dev/codex140collab/record.sh CODEX_0_140_BINARY INTERPRETER_BINARY MCPCLIENT_DIR
 #
@@ -33,6 +34,9 @@ stream_max_retries = 0
 
 [features]
 multi_agent = true
+
+[agents]
+max_threads = 1
 TOML
 "$INTERP" --home "$WORK/ihome" dev fake-model --script "$HERE/script.json" --port $FAKE > "$WORK/fake.log" 2>&1 &
 FP=$!

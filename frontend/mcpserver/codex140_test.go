@@ -12,8 +12,8 @@ import (
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// The collab messages of one sub-agent's life (spawn, send_input, wait,
-// close, resume) have the keys, value types and order of those Codex
+// The collab messages of one sub-agent's life (spawn, a second spawn
+// refused by agents.max_threads, send_input, wait, close, resume) have the keys, value types and order of those Codex
 // 0.140's own mcp-server sent for the same calls
 // (testdata/codex140_collab.jsonl, recorded by dev/codex140collab).
 func TestCollabMessagesMatchCodex140(t *testing.T) {
@@ -38,8 +38,9 @@ func TestCollabMessagesMatchCodex140(t *testing.T) {
 			t.Errorf("%s: %s\n ours  %s\n codex %s", wantTypes[i], d, mustJSON(got[i]), mustJSON(golden[i]))
 		}
 	}
-	// Codex says a just-spawned agent is pending_init, and a resumed one.
-	for _, i := range []int{1, 9} {
+	// Codex says a just-spawned agent is pending_init, and a resumed one;
+	// a refused spawn's agent is not_found.
+	for _, i := range []int{1, 3, 11} {
 		if got[i]["status"] != golden[i]["status"] {
 			t.Errorf("%s status %v, want %v", wantTypes[i], got[i]["status"], golden[i]["status"])
 		}
@@ -52,7 +53,8 @@ func TestCollabMessagesMatchCodex140(t *testing.T) {
 }
 
 // oneAgentLife is the root's log for the calls the golden file recorded:
-// spawn, send_input, wait (the agent completes), close, resume, with the
+// spawn, a refused spawn, send_input, wait (the agent completes), close,
+// resume, with the
 // states our workflow records (running at once after a spawn, the last
 // report after a resume).
 func oneAgentLife() []workflows.Event {
@@ -72,6 +74,9 @@ func oneAgentLife() []workflows.Event {
 			Item: &workflows.Item{ID: id, Type: workflows.ItemCollabAgentToolCall, Status: workflows.StatusCompleted, Agent: &end}})
 	}
 	add("item_1", "spawn_agent", workflows.AgentCall{Prompt: "investigate alpha", Receivers: []string{kid}}, st(workflows.AgentRunning, ""))
+	add("item_r", "spawn_agent", workflows.AgentCall{Prompt: "investigate gamma"})
+	refused := evs[len(evs)-1].Item
+	refused.Status, refused.Message = workflows.StatusFailed, "agent thread limit reached (agents.max_threads = 1; 1 open)"
 	add("item_2", "send_input", workflows.AgentCall{Prompt: "and look at beta", Receivers: []string{kid}}, st(workflows.AgentRunning, ""))
 	add("item_3", "wait_agent", workflows.AgentCall{Receivers: []string{kid}}, st(workflows.AgentCompleted, "beta report"))
 	add("item_4", "close_agent", workflows.AgentCall{Receivers: []string{kid}}, st(workflows.AgentShutdown, ""))
