@@ -6,9 +6,10 @@ import (
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// Sub-agent tool calls (collab_agent_tool_call items) go out as Codex
-// 0.171's collab event messages: a begin when the call starts and an end
-// when it completes, per tool:
+// Sub-agent tool calls (collab_agent_tool_call items) go out as Codex's
+// collab event messages, as Codex 0.140's own mcp-server sends them
+// (testdata/codex140_collab.jsonl, TestCollabMessagesMatchCodex140): a
+// begin when the call starts and an end when it completes, per tool:
 //
 //	spawn_agent   collab_agent_spawn_begin / collab_agent_spawn_end
 //	run_agent     the same (claude-code's Task, kimi-cli's Agent: a spawn
@@ -20,7 +21,9 @@ import (
 //
 // Field names and shapes are Codex's (protocol CollabAgentSpawnBeginEvent
 // and its siblings); an agent's status serializes as Codex's AgentStatus:
-// "running", {"completed": message}, {"errored": message}, "shutdown"...
+// "pending_init", "running", {"completed": message}, {"errored": message},
+// "shutdown"... Only the root's own log is streamed: Codex's stream
+// carries no event of a sub-agent's and no sub_agent_activity either.
 // The log holds no clock, so started_at_ms and completed_at_ms are when
 // this server saw the event (Codex fills them as the call starts and
 // ends; a stream read live differs by the follow latency).
@@ -76,8 +79,8 @@ func (m *eventMapper) collabBegin(it *workflows.Item) msg {
 	case "close_agent":
 		base["type"], base["receiver_thread_id"] = "collab_close_begin", receiver
 	case "resume_agent":
+		// Codex 0.140 names the agent only in the end.
 		base["type"], base["receiver_thread_id"] = "collab_resume_begin", receiver
-		m.addNames(base, m.agents[receiver])
 	default:
 		return nil
 	}
@@ -109,6 +112,11 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 		base["status"] = workflows.AgentNotFound
 		if it.Status == workflows.StatusCompleted && st.ThreadID != "" {
 			base["new_thread_id"], base["status"] = st.ThreadID, agentStatus(st)
+			if a.Tool == "spawn_agent" && st.Status == workflows.AgentRunning {
+				// Codex 0.140 reports a just-spawned agent as not yet
+				// started, whether or not its first turn has begun.
+				base["status"] = workflows.AgentPendingInit
+			}
 			if st.Nickname != "" {
 				base["new_agent_nickname"] = st.Nickname
 			}
@@ -144,6 +152,11 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 		m.addNames(base, st)
 	case "resume_agent":
 		base["type"], base["receiver_thread_id"], base["status"] = "collab_resume_end", st.ThreadID, agentStatus(st)
+		if it.Status == workflows.StatusCompleted && reopened(st.Status) {
+			// A reopened agent waits for input: Codex 0.140 says
+			// pending_init, not the last status it had before the close.
+			base["status"] = workflows.AgentPendingInit
+		}
 		m.addNames(base, st)
 	default:
 		return nil
@@ -188,6 +201,15 @@ func agentRef(s workflows.AgentState, status any) map[string]any {
 		out["status"] = status
 	}
 	return out
+}
+
+// reopened: a resumed agent in this state sits idle, waiting for input.
+func reopened(status string) bool {
+	switch status {
+	case workflows.AgentCompleted, workflows.AgentShutdown, workflows.AgentPendingInit:
+		return true
+	}
+	return false
 }
 
 func final(status string) bool {
