@@ -46,6 +46,11 @@ import "go.temporal.io/sdk/workflow"
 // worker: a warning after seconds, a failed turn after host_wait when no
 // worker polls the host queue ([turn.onHost]).
 //
+// Code 10 ([closeApartCode]) closes a turn in a workflow task of its own
+// when the task that ends it made a model call as a local activity, so an
+// event arriving meanwhile cannot fail that task (UNHANDLED_COMMAND) and
+// have the call made again.
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -56,7 +61,7 @@ import "go.temporal.io/sdk/workflow"
 // Deployment (worker.Versioning): builds then run side by side during a
 // rolling upgrade, each turn on its own. Unversioned workers of a new
 // build must replace the old ones instead.
-const turnCode = hostWaitCode
+const turnCode = closeApartCode
 
 // liveCode is the turn code of cheap idle turns and quick failover (see
 // turnCode).
