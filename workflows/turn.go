@@ -331,6 +331,9 @@ func (t *turn) shouldContinueAsNew(ctx workflow.Context) bool {
 
 func (t *turn) continueAsNew(ctx workflow.Context) error {
 	t.log.closing = true
+	// Tool calls that ran no activity leave the step's model call in this
+	// task, and continuing as new closes the run as completing it does.
+	t.closeApart(ctx)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
