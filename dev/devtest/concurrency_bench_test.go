@@ -30,6 +30,12 @@ import (
 // workflow tasks that timed out waiting for a worker (schedule-to-start)
 // or failed with UNHANDLED_COMMAND, and model requests beyond one per step
 // (calls made twice). dev/devtest/concurrency.sh runs N = 10/50/100/200.
+// BENCH_MODEL_MS sets the model's latency (a fast model: 0-20),
+// BENCH_FOLLOW=1 follows each turn as the front ends do, and
+// BENCH_TEMPORAL_ADDRESS runs against a server of its own (the Temporal
+// CLI's dev server, a cluster) instead of the embedded one. With -v each
+// failed or timed-out workflow task is logged with the events around it,
+// and each repeated model request with the one it repeats.
 //
 //	BENCH_THREADS=50 go test ./dev/devtest/ -run '^$' -bench ConcurrentThreads -benchtime 1x
 func BenchmarkConcurrentThreads(b *testing.B) {
