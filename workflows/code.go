@@ -55,6 +55,11 @@ import "go.temporal.io/sdk/workflow"
 // tool listing and calls, approval notices and exec_command sessions the
 // same bounded wait for their host ([turn.onHostFrom]).
 //
+// Code 10 ([closeApartCode]) closes a turn in a workflow task of its own
+// when the task that ends it made a model call as a local activity, so an
+// event arriving meanwhile cannot fail that task (UNHANDLED_COMMAND) and
+// have the call made again.
+//
 // Code 11 ([agentToolsCode]) offers a harness's own sub-agent tool where
 // its CLI has one (claude-code's Task, kimi-cli's Agent: spawn, wait for
 // the end of the agent's turn, close), and in the thread starts a

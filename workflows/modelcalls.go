@@ -65,7 +65,9 @@ func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (
 	})
 	in.Budget = modelCallBudget
 	var res activities.ModelOutput
-	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res); err != nil {
+	err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res)
+	t.noteLocalCall(ctx)
+	if err != nil {
 		if t.in.Code >= retryCode {
 			return nil, err // the attempt failed; the caller counts it
 		}
@@ -137,7 +139,9 @@ func (t *turn) callModelLocally(ctx workflow.Context, in activities.ModelInput) 
 		RetryPolicy:         t.retryPolicy(),
 	})
 	var out activities.ModelOutput
-	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out); err != nil {
+	err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out)
+	t.noteLocalCall(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -41,6 +41,9 @@ type turn struct {
 	// agentReplies are the thread's answers to sub-agent calls, by call
 	// id, until the waiting call takes its own.
 	agentReplies map[string]AgentReply
+	// localTask is the history length at the start of the workflow task
+	// that last made a model call as a local activity ([turn.closeApart]).
+	localTask int
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -309,6 +312,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		res.Unsent = t.st.Pending
 	}
 	t.log.done = true
+	t.closeApart(ctx)
 	// Let event readers that are waiting see the end before the run closes.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
@@ -327,6 +331,9 @@ func (t *turn) shouldContinueAsNew(ctx workflow.Context) bool {
 
 func (t *turn) continueAsNew(ctx workflow.Context) error {
 	t.log.closing = true
+	// Tool calls that ran no activity leave the step's model call in this
+	// task, and continuing as new closes the run as completing it does.
+	t.closeApart(ctx)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}

@@ -31,11 +31,13 @@ const TaskQueue = "interpreter-test"
 // World is a running server, client and fake model.
 type World struct {
 	TB     testing.TB
-	Server *devserver.Server
-	Client client.Client
-	Model  *fakemodel.Running
-	Store  string
-	Dir    string
+	Server *devserver.Server // nil for [StartAt]
+	// Address is the server's frontend address.
+	Address string
+	Client  client.Client
+	Model   *fakemodel.Running
+	Store   string
+	Dir     string
 }
 
 // Start brings up an ephemeral server and a fake model serving script.
@@ -51,6 +53,13 @@ func StartFile(tb testing.TB, script *fakemodel.Script) *World {
 	return start(tb, script, devserver.Options{DBFile: filepath.Join(tb.TempDir(), "temporal.sqlite")})
 }
 
+// StartAt is [Start] against a Temporal server that runs as its own
+// process at address (a cluster, or the Temporal CLI's dev server).
+func StartAt(tb testing.TB, address string, script *fakemodel.Script) *World {
+	tb.Helper()
+	return startWith(tb, nil, address, script)
+}
+
 func start(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *World {
 	tb.Helper()
 	opts.SearchAttributes = workflows.SearchAttributeTypes()
@@ -59,8 +68,12 @@ func start(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *Wor
 		tb.Fatalf("starting server: %v", err)
 	}
 	tb.Cleanup(srv.Stop)
+	return startWith(tb, srv, srv.Address(), script)
+}
+
+func startWith(tb testing.TB, srv *devserver.Server, address string, script *fakemodel.Script) *World {
 	c, err := client.Dial(client.Options{
-		HostPort:          srv.Address(),
+		HostPort:          address,
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
 		Logger:            sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 	})
@@ -74,7 +87,7 @@ func start(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *Wor
 	}
 	tb.Cleanup(func() { m.Close() })
 	dir := tb.TempDir()
-	return &World{TB: tb, Server: srv, Client: c, Model: m, Store: filepath.Join(dir, "store"), Dir: dir}
+	return &World{TB: tb, Server: srv, Address: address, Client: c, Model: m, Store: filepath.Join(dir, "store"), Dir: dir}
 }
 
 // WorkerOptions shape one worker.
@@ -146,7 +159,7 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 func (w *World) Dial(ics ...interceptor.ClientInterceptor) client.Client {
 	w.TB.Helper()
 	c, err := client.Dial(client.Options{
-		HostPort:          w.Server.Address(),
+		HostPort:          w.Address,
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{}},
 		Logger:            sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		Interceptors:      ics,

@@ -54,7 +54,7 @@ func dialCounting(w *World, counter *rpcCounter) client.Client {
 	w.TB.Helper()
 	counter.n = map[string]int{}
 	c, err := client.Dial(client.Options{
-		HostPort: w.Server.Address(),
+		HostPort: w.Address,
 		Logger:   sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		ConnectionOptions: client.ConnectionOptions{GrpcCompression: &client.GrpcCompressionNone{},
 			DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(counter.intercept)}},

@@ -1,0 +1,61 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// closeApartCode is the turn code from which a turn never closes in the
+// workflow task that made a model call as a local activity (see
+// [turn.closeApart]).
+//
+// A local activity's result is written to history (as a marker) only when
+// the workflow task that ran it completes. The server refuses to complete
+// a task that closes the workflow while new events wait for it (an
+// interrupt's cancel request, a signal, a timer that fired, an activity
+// that ended): it fails the task with UNHANDLED_COMMAND, and the next one
+// replays without the marker, so the model call is made again (or, when
+// the event was an interrupt, its paid-for answer is dropped). With a
+// fast model the last call answers inside the task that ends the turn,
+// so any event landing in that window cost a repeated call.
+const closeApartCode = 10
+
+// signalRecorded is the signal a turn sends itself to end the workflow task
+// that holds a local call's result (see [turn.closeApart]).
+const signalRecorded = "turn.recorded"
+
+// noteLocalCall remembers that the current workflow task ran a model call
+// as a local activity (answered or not): its marker is not in history
+// until the task completes.
+func (t *turn) noteLocalCall(ctx workflow.Context) {
+	t.localTask = workflow.GetInfo(ctx).GetCurrentHistoryLength()
+}
+
+// closeApart, from closeApartCode on, completes the current workflow task
+// without closing the turn when that task ran a model call locally, and
+// closes in a later one, which runs no model call. An event arriving while
+// that one runs may still fail it (rarely: it takes milliseconds), but its
+// retry repeats nothing. The history length tells tasks apart: it is the
+// length at the start of the current task, the same on replay.
+//
+// What ends the task is a signal the turn sends itself: the server refuses
+// it at once, without a round trip to another workflow, by recording one
+// event (SignalExternalWorkflowExecutionFailed, "not found": a workflow
+// may not signal itself), and that event starts the next task. (A timer
+// would do as well, but the server fires short timers up to a second
+// late.) Should a server deliver the signal instead, the turn takes it
+// before closing, so it cannot arrive during the close either.
+func (t *turn) closeApart(ctx workflow.Context) {
+	if t.in.Code < closeApartCode || t.localTask == 0 || workflow.GetInfo(ctx).GetCurrentHistoryLength() != t.localTask {
+		return
+	}
+	// Disconnected: an interrupt arriving now must not skip the wait, or
+	// the close would come in this task after all.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	// The turn's id is its workflow id (named from the input, not read
+	// from the workflow info, so a replay outside its execution sends
+	// the same command).
+	sent := workflow.SignalExternalWorkflow(dctx, t.in.TurnID, "", signalRecorded, nil)
+	got := workflow.GetSignalChannel(dctx, signalRecorded)
+	if err := sent.Get(dctx, nil); err != nil {
+		return // refused: the usual way
+	}
+	got.Receive(dctx, nil)
+}

@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/interpreter-dev/interpreter/activities"
+)
+
+// A turn whose last model call answered as a local activity, inside the
+// workflow task that would close the turn, first ends that task (with the
+// signal to itself that the server refuses) and closes in the next; one
+// whose last call ran as a regular activity, or of an older code, closes
+// at once.
+func TestTurnClosesApartFromItsLocalModelCall(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		code    int
+		handoff bool
+		want    int // signals the turn sends itself
+	}{
+		{name: "answered locally", code: turnCode, want: 1},
+		{name: "handed off", code: turnCode, handoff: true, want: 0},
+		{name: "before code 10", code: hostWaitCode, want: 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t)
+			env.OnActivity(a.CallModel, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+				if tc.handoff && in.Budget > 0 && in.Step == 2 {
+					return &activities.ModelOutput{Handoff: "h"}, nil
+				}
+				if in.Step == 1 {
+					return withCalls(1, "", shellCall("c1", "true")), nil
+				}
+				return answer(in.Step, "done"), nil
+			})
+			mockExec(env, &fakeExec{})
+			// As on a server: each regular activity's result comes in a new
+			// workflow task, whose start is a later point in history.
+			length := 3
+			env.SetCurrentHistoryLength(length)
+			env.SetOnActivityCompletedListener(func(*activity.Info, converter.EncodedValue, error) {
+				length += 6
+				env.SetCurrentHistoryLength(length)
+			})
+			sent := 0
+			env.OnSignalExternalWorkflow(mock.Anything, testTurnID, "", signalRecorded, mock.Anything).Return(
+				func(_, _, _, _ string, _ any) error {
+					sent++
+					return errors.New("a workflow may not signal itself")
+				})
+			cfg := testConfig()
+			cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
+			in := turnInput(cfg)
+			in.Code = tc.code
+			env.ExecuteWorkflow(TurnWorkflow, in)
+
+			res := turnResult(t, env)
+			require.Equal(t, StatusCompleted, res.Status, res.Error)
+			require.Equal(t, "done", res.FinalMessage)
+			require.Equal(t, tc.want, sent)
+		})
+	}
+}
