@@ -39,6 +39,7 @@ func (t *thread) runAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		id = rep.Agents[0].ThreadID
 		t.agent(id).SubagentType = a.SubagentType
 	}
+	t.agent(id).Foreground = true
 	limit := r.Config.Agents.jobRuntime()
 	if d := runTimeout(r); d > 0 {
 		limit = min(limit, d)

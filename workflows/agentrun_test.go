@@ -131,6 +131,11 @@ func TestTaskRunsAgentToTheEnd(t *testing.T) {
 	}
 	require.Equal(t, map[string]string{a: RoleDefault, b: RoleExplorer, c: RoleExplorer}, roles)
 	require.Equal(t, "combined", view.Turns[0].FinalMessage)
+	for _, call := range calls {
+		for _, e := range call.Append {
+			require.NotContains(t, e.Text, "<subagent_notification>", "Task returns the result itself: no notice")
+		}
+	}
 }
 
 // TestKimiAgentResumes: kimi-cli's Agent returns kimi-cli's lines and the

@@ -152,6 +152,9 @@ type SubAgent struct {
 	// SubagentType is the CLI's agent type a foreground tool started it
 	// as (Task's, Agent's subagent_type).
 	SubagentType string `json:"subagent_type,omitempty"`
+	// Foreground tells that a foreground tool (Task, Agent) runs it and
+	// returns its result: its parent's model gets no notice of it.
+	Foreground bool `json:"foreground,omitempty"`
 	// Config is what it was started with, which resume_agent starts it
 	// with again.
 	Config *ThreadConfig `json:"config,omitempty"`

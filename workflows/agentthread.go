@@ -32,6 +32,7 @@ func (t *thread) registerAgents(ctx workflow.Context) {
 			var r AgentReport
 			reports.Receive(ctx, &r)
 			t.takeReport(r)
+			t.notifyParent(ctx, r)
 		}
 	})
 	inputs := workflow.GetSignalChannel(ctx, SignalAgentInput)

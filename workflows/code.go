@@ -68,6 +68,10 @@ import "go.temporal.io/sdk/workflow"
 // code-6 to code-10 turns get Codex's five tools in every harness,
 // fork_context refused and max_threads counted per thread.
 //
+// Code 12 ([agentNotifyCode]) takes a sub-agent's end-of-turn notice,
+// which its thread passes on, into the next model request, as Codex's
+// <subagent_notification> user message.
+//
 // A later change either records its own marker as before or raises
 // turnCode and is taken without a marker from that code on.
 //
@@ -78,7 +82,7 @@ import "go.temporal.io/sdk/workflow"
 // Deployment (worker.Versioning): builds then run side by side during a
 // rolling upgrade, each turn on its own. Unversioned workers of a new
 // build must replace the old ones instead.
-const turnCode = agentToolsCode
+const turnCode = agentNotifyCode
 
 // liveCode is the turn code of cheap idle turns and quick failover (see
 // turnCode).

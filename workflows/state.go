@@ -159,6 +159,9 @@ type TurnState struct {
 	// Steers is input steered into the turn ([UpdateSteer]) that the model
 	// has not read yet.
 	Steers []string `json:"steers,omitempty"`
+	// Notices are sub-agents' end-of-turn notices ([SignalAgentNotice])
+	// the model has not read yet.
+	Notices []string `json:"notices,omitempty"`
 	// MCPServers are the MCP servers whose tools this turn offers (the
 	// thread's and any joined for the turn), as listed.
 	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`

@@ -63,13 +63,18 @@ func (t *turn) registerSteer(ctx workflow.Context) error {
 		}})
 }
 
-// takeSteers moves steered input into what the next model call sends,
-// after the tool outputs the model has not read yet.
+// takeSteers moves steered input, then sub-agents' notices, into what the
+// next model call sends, after the tool outputs the model has not read
+// yet.
 func (t *turn) takeSteers() {
 	for _, s := range t.st.Steers {
 		t.st.Pending = append(t.st.Pending, harness.Entry{Kind: harness.KindUser, Text: s})
 	}
 	t.st.Steers = nil
+	for _, n := range t.st.Notices {
+		t.st.Pending = append(t.st.Pending, harness.Entry{Kind: harness.KindUser, Text: n})
+	}
+	t.st.Notices = nil
 }
 
 // watchStall fails the turn when its event log has not grown for the

@@ -78,6 +78,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		return TurnResult{}, err
 	}
 	t.registerAgentReplies(ctx)
+	t.registerNotices(ctx)
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
 	}

@@ -25,7 +25,7 @@ class H(http.server.BaseHTTPRequestHandler):
                 self.send_header(k, v)
         self.send_header("Transfer-Encoding", "chunked"); self.end_headers()
         c = r.read()
-        # A turn the sub-agent's notification started no longer carries the spawn's result: AGENT0 stands for its agent id.
+        # AGENT0 in the script stands for the first spawned agent's id.
         global agent0
         m = re.search(rb'agent_id[\\"]+:[\\"]+([0-9a-f-]{36})', body or b"")
         if m and not agent0: agent0 = m.group(1)

@@ -101,6 +101,20 @@ func TestSubAgentsRunInParallelOnTwoWorkers(t *testing.T) {
 	if t.Failed() {
 		return
 	}
+	// The parent's model was told of its agents' ends (Codex's notice,
+	// after a wait's output); the script's steps went on regardless.
+	asked := w.Model.Server.RequestsContaining("run three independent investigations")
+	last := string(asked[len(asked)-1].Body)
+	told := 0
+	for _, name := range investigations {
+		if strings.Contains(last, `\"completed\":\"`+name+` report\"}}\n</subagent_notification>`) {
+			told++
+		}
+	}
+	t.Logf("the parent's last request carries %d of 3 notices", told)
+	if told == 0 {
+		t.Errorf("the parent's last request carries no <subagent_notification>: ...%s", last[max(0, len(last)-3000):])
+	}
 	// Side by side: every command started before any ended.
 	var lastStart, firstEnd float64
 	for _, name := range investigations {

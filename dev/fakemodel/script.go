@@ -24,7 +24,8 @@ type Script struct {
 // results after the user message.
 type Turn struct {
 	// Match, if set, selects this turn when the last user message of the
-	// request contains it (first matching turn wins).
+	// request contains it (first matching turn wins). Sub-agent
+	// notifications do not count as user messages.
 	Match string `json:"match,omitempty"`
 	Steps []Step `json:"steps"`
 }

@@ -19,13 +19,20 @@ type conversation struct {
 	outputs []string
 }
 
-// addUser records a user text message.
+// addUser records a user text message. A sub-agent's notice (Codex's
+// <subagent_notification>, which a parent's turn adds after tool outputs)
+// is not one: the parent's turn goes on with its scripted steps.
 func (c *conversation) addUser(text string) {
+	if strings.HasPrefix(text, subAgentNotice) {
+		return
+	}
 	c.userTexts++
 	c.lastUser = text
 	c.toolResults = 0
 	c.outputs = nil
 }
+
+const subAgentNotice = "<subagent_notification>"
 
 // call is one resolved tool call.
 type call struct {

@@ -56,6 +56,8 @@ func TestStepSelectionTwoTurns(t *testing.T) {
 		{[]any{"build it", 2, "now check git", 1}, "clean", nil, 1, 1},
 		{[]any{"a", "b", "c"}, "", []string{"shell/call_t1_s0_0"}, 1, 0}, // clamped to the last turn
 		{[]any{1}, "", []string{"shell/call_t0_s1_0"}, 0, 1},             // no user message: first turn
+		// A sub-agent's notice between tool outputs is no user message.
+		{[]any{"build it", 1, "<subagent_notification>\n{}\n</subagent_notification>", 1}, "built and tested", nil, 0, 2},
 	}
 	for _, tt := range tests {
 		text, calls := responsesAnswer(t, client, responsesConvo(tt.convo...))
