@@ -55,19 +55,42 @@ func (t *thread) notifyParent(ctx workflow.Context, r AgentReport) {
 	if workflow.GetVersion(ctx, agentNotifyChange, workflow.DefaultVersion, 1) < 1 {
 		return
 	}
-	n := AgentNotice{Text: noticeText(t.stateOf(ag.ID))}
+	t.passNotice(ctx, noticeText(t.stateOf(ag.ID)))
+}
+
+// passNotice gives a notice to the running turn, or keeps it for the next
+// turn: when no turn runs, and when the turn closed before the notice
+// reached it (the agent ended during the turn's last model call).
+func (t *thread) passNotice(ctx workflow.Context, text string) {
 	if t.st.Running == "" {
-		// No turn runs: the next one sends it before its prompt.
-		t.st.Unsent = append(t.st.Unsent, harness.Entry{Kind: harness.KindUser, Text: n.Text})
+		t.st.Unsent = append(t.st.Unsent, harness.Entry{Kind: harness.KindUser, Text: text})
 		return
 	}
 	turnID, child := t.st.Running, t.child
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		if child != nil && child.GetChildWorkflowExecution().Get(ctx, nil) != nil {
+			t.st.LateNotices = append(t.st.LateNotices, text)
 			return
 		}
-		_ = workflow.SignalExternalWorkflow(ctx, turnID, "", SignalAgentNotice, n).Get(ctx, nil)
+		if err := workflow.SignalExternalWorkflow(ctx, turnID, "", SignalAgentNotice, AgentNotice{Text: text}).Get(ctx, nil); err != nil {
+			t.st.LateNotices = append(t.st.LateNotices, text)
+		}
 	})
+}
+
+// unsentWithNotices is what the next turn sends before its prompt: the
+// last turn's unsent entries and the notices that came too late for it
+// (taken: they are sent once).
+func (t *thread) unsentWithNotices() []harness.Entry {
+	if len(t.st.LateNotices) == 0 {
+		return t.st.Unsent
+	}
+	out := append([]harness.Entry{}, t.st.Unsent...)
+	for _, n := range t.st.LateNotices {
+		out = append(out, harness.Entry{Kind: harness.KindUser, Text: n})
+	}
+	t.st.Unsent, t.st.LateNotices = out, nil
+	return out
 }
 
 // registerNotices takes the notices the thread passes on; the next model

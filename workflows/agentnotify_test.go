@@ -133,3 +133,20 @@ func asCodexMessage(m map[string]any) map[string]any {
 	}
 	return out
 }
+
+// TestLateNoticeGoesToTheNextTurn: a notice that reaches a turn during
+// its last model call is not read by that call; the completed turn hands
+// it to the next one (its Unsent), instead of dropping it.
+func TestLateNoticeGoesToTheNextTurn(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(time.Minute).Return(answer(1, "done"), nil)
+	text := noticeText(AgentState{ThreadID: "agent-1", Status: AgentCompleted, Message: "found it"})
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalAgentNotice, AgentNotice{Text: text}) }, 30*time.Second)
+	in := turnInput(testConfig())
+	in.Code = agentNotifyCode
+	env.ExecuteWorkflow(TurnWorkflow, in)
+
+	res := turnResult(t, env)
+	require.Equal(t, StatusCompleted, res.Status)
+	require.Equal(t, []harness.Entry{{Kind: harness.KindUser, Text: text}}, res.Unsent)
+}

@@ -39,6 +39,9 @@ type ThreadState struct {
 	Running    string        `json:"running,omitempty"`
 	// Unsent tool outputs of the last turn (see [TurnResult.Unsent]).
 	Unsent []harness.Entry `json:"unsent,omitempty"`
+	// LateNotices are sub-agents' notices whose turn closed before they
+	// reached it; the next turn sends them before its prompt.
+	LateNotices []string `json:"late_notices,omitempty"`
 	// SessionApprovals hold for the rest of the thread.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// ContextTokens is the conversation's size (see [TurnResult.ContextTokens]).

@@ -289,7 +289,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	cfg = withMode(cfg, q.Request.Mode)
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
-		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.st.Unsent,
+		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.unsentWithNotices(),
 		SessionApprovals: t.st.SessionApprovals,
 		ContextTokens:    t.st.ContextTokens,
 		Code:             turnCode,

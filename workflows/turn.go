@@ -292,7 +292,8 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		status, errText = StatusFailed, t.errText
 	}
 	t.status = status
-	t.takeSteers() // steered input the model never read goes to the next turn
+	late := t.st.Notices // came after the last model call
+	t.takeSteers()       // steered input the model never read goes to the next turn
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
@@ -311,6 +312,11 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	res.Tail, _ = t.log.tail(16, waitEventsBudget)
 	if status != StatusCompleted {
 		res.Unsent = t.st.Pending
+	} else {
+		// Sub-agents' notices the model never read: the next turn sends them.
+		for _, n := range late {
+			res.Unsent = append(res.Unsent, harness.Entry{Kind: harness.KindUser, Text: n})
+		}
 	}
 	t.log.done = true
 	t.closeApart(ctx)
