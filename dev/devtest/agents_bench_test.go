@@ -52,24 +52,7 @@ func benchFanOut(b *testing.B, n int) {
 	w.StartWorker(WorkerOptions{Name: "bench-b", NoShellSnapshot: true})
 	cfg := w.Config("")
 	cfg.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: n}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
-	b.ResetTimer()
-	for i := range b.N {
-		resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: parents[i], TaskQueue: TaskQueue, Config: cfg},
-			workflows.StartTurnRequest{Prompt: "fan out " + parents[i]})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res := w.WaitTurn(ctx, parents[i], resp.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "all in" {
-			b.Fatalf("parent turn: %+v", res)
-		}
-	}
-	b.StopTimer()
-	per := b.Elapsed().Seconds() / float64(b.N)
-	b.ReportMetric(per*1000, "ms/turn")
-	b.ReportMetric(per*1000/float64(n), "ms/agent")
-	b.ReportMetric(0, "ns/op")
+	runFanOut(b, w, cfg, parents, n)
 }
 
 // BenchmarkTaskFanOut is [BenchmarkSubAgentFanOut] for claude-code's
@@ -110,6 +93,12 @@ func benchTaskFanOut(b *testing.B, n int) {
 	cfg.Provider.WireAPI = activities.WireMessages
 	cfg.Provider.BaseURL = w.Model.BaseURL()
 	cfg.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: n}
+	runFanOut(b, w, cfg, parents, n)
+}
+
+// runFanOut times the parents' turns, one after another, each fanning out
+// to n agents, and reports per turn and per agent.
+func runFanOut(b *testing.B, w *World, cfg workflows.ThreadConfig, parents []string, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	b.ResetTimer()
