@@ -3,6 +3,8 @@ package appserver
 import (
 	"context"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
+
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -21,37 +23,33 @@ var collabStatuses = map[string]string{
 
 // collabItem renders a sub-agent tool call as Codex's
 // collabAgentToolCall item: who called, which agents, their states.
-func collabItem(it *workflows.Item) map[string]any {
+func collabItem(it *workflows.Item) protocol.CollabAgentToolCallItem {
 	a := it.Agent
 	if a == nil {
 		a = &workflows.AgentCall{}
 	}
-	status := "inProgress"
+	status := protocol.StatusInProgress
 	switch it.Status {
 	case workflows.StatusCompleted:
-		status = "completed"
+		status = protocol.StatusCompleted
 	case workflows.StatusInterrupted:
-		status = "interrupted"
+		status = protocol.StatusInterrupted
 	case workflows.StatusFailed, workflows.StatusDeclined:
-		status = "failed"
+		status = protocol.StatusFailed
 	}
-	states := map[string]any{}
+	states := map[string]protocol.CollabAgentState{}
 	for _, s := range a.Agents {
-		st := map[string]any{"status": orDefault(collabStatuses[s.Status], "notFound"), "message": nil}
-		if s.Message != "" {
-			st["message"] = s.Message
-		}
-		states[s.ThreadID] = st
+		states[s.ThreadID] = protocol.CollabAgentState{Status: orDefault(collabStatuses[s.Status], "notFound"), Message: protocol.Nullable(s.Message)}
 	}
 	receivers := append([]string{}, a.Receivers...)
 	model := a.Model
 	if model == "" && a.Tool == "spawn_agent" && len(a.Agents) > 0 {
 		model = a.Agents[0].Model // as Codex's completed spawn: the model it runs
 	}
-	return map[string]any{"type": "collabAgentToolCall", "id": it.ID, "tool": orDefault(collabTools[a.Tool], "spawnAgent"),
-		"status": status, "senderThreadId": a.SenderThreadID, "receiverThreadIds": receivers,
-		"prompt": nilIfEmpty(a.Prompt), "model": nilIfEmpty(model), "reasoningEffort": nilIfEmpty(a.Effort),
-		"agentsStates": states}
+	return protocol.CollabAgentToolCallItem{ID: it.ID, Tool: orDefault(collabTools[a.Tool], "spawnAgent"),
+		Status: status, SenderThreadID: a.SenderThreadID, ReceiverThreadIDs: receivers,
+		Prompt: protocol.Nullable(a.Prompt), Model: protocol.Nullable(model), ReasoningEffort: protocol.Nullable(a.Effort),
+		AgentsStates: states}
 }
 
 // subAgentThread marks a sub-agent's thread as Codex marks one: its
@@ -65,9 +63,8 @@ func subAgentThread(th *Thread, p workflows.AgentParent) {
 	if role != "" {
 		th.AgentRole = &role
 	}
-	th.Source = map[string]any{"subAgent": map[string]any{"thread_spawn": map[string]any{
-		"parent_thread_id": parent, "depth": p.Depth, "agent_nickname": nilIfEmpty(nick),
-		"agent_role": nilIfEmpty(role), "agent_path": nil}}}
+	th.Source = protocol.SessionSource{SubAgent: &protocol.ThreadSpawn{
+		ParentThreadID: parent, Depth: p.Depth, AgentNickname: protocol.Nullable(nick), AgentRole: protocol.Nullable(role)}}
 }
 
 // announceSubAgent sends thread/started for the thread a completed
@@ -85,7 +82,7 @@ func (c *conn) announceSubAgent(it *workflows.Item) {
 		if err != nil {
 			return // the spawn item itself still shows the agent
 		}
-		c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": c.thread(info, statusActive(), nil)}})
+		c.notify(notice(protocol.ThreadStarted{Thread: c.thread(info, statusActive(), nil)}))
 	}()
 }
 

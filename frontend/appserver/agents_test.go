@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
+
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -14,7 +16,7 @@ func TestCollabAgentItemMatchesSchema(t *testing.T) {
 	it := &workflows.Item{ID: "item_3", Type: workflows.ItemCollabAgentToolCall, Status: workflows.StatusCompleted,
 		Agent: &workflows.AgentCall{Tool: "spawn_agent", SenderThreadID: "root", Receivers: []string{"kid"}, Prompt: "look",
 			Agents: []workflows.AgentState{{ThreadID: "kid", Status: workflows.AgentCompleted, Message: "found"}}}}
-	for _, item := range []map[string]any{startedItem(it), itemJSON(it)} {
+	for _, item := range []protocol.ThreadItem{startedItem(it), itemJSON(it)} {
 		n := map[string]any{"method": "item/completed", "params": map[string]any{"threadId": "root", "turnId": "root/turn-1", "item": item,
 			"completedAtMs": 1}}
 		raw, _ := json.Marshal(n)
@@ -22,7 +24,7 @@ func TestCollabAgentItemMatchesSchema(t *testing.T) {
 			t.Fatalf("%s: %v", raw, err)
 		}
 	}
-	got := itemJSON(it)
+	got := asMap(t, itemJSON(it))
 	if got["tool"] != "spawnAgent" || got["status"] != "completed" {
 		t.Errorf("item %v", got)
 	}
@@ -36,7 +38,7 @@ func TestCollabAgentItemMatchesSchema(t *testing.T) {
 // source, valid against the reference schemas.
 func TestSubAgentThreadMatchesSchema(t *testing.T) {
 	v := schema(t)
-	th := Thread{ID: "kid", SessionID: "kid", Status: ThreadStatus{Type: "idle"}, Cwd: "/work", CLIVersion: "1", Source: "appServer", Turns: []Turn{}}
+	th := Thread{ID: "kid", SessionID: "kid", Status: ThreadStatus{Type: "idle"}, Cwd: "/work", CLIVersion: "1", Turns: []protocol.Turn{}}
 	subAgentThread(&th, workflows.AgentParent{ThreadID: "root", RootID: "root", Depth: 1, Role: "explorer", Nickname: "Ada"})
 	raw, _ := json.Marshal(map[string]any{"method": "thread/started", "params": map[string]any{"thread": th}})
 	if err := v.Check("ServerNotification", raw); err != nil {
@@ -73,4 +75,18 @@ func TestSourceMatches(t *testing.T) {
 			t.Errorf("%s: kid %v", c.name, got)
 		}
 	}
+}
+
+// asMap is v as a client reads it.
+func asMap(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -3,55 +3,52 @@ package appserver
 import (
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
+
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // itemJSON renders a workflow item as the protocol's ThreadItem; nil for
 // items that are not thread items (tool errors).
-func itemJSON(it *workflows.Item) map[string]any {
+func itemJSON(it *workflows.Item) protocol.ThreadItem {
 	switch it.Type {
 	case workflows.ItemAgentMessage:
-		return map[string]any{"type": "agentMessage", "id": it.ID, "text": it.Text, "phase": nil, "memoryCitation": nil}
+		return protocol.AgentMessageItem{ID: it.ID, Text: it.Text}
 	case workflows.ItemReasoning:
 		summary := []string{}
 		if it.Text != "" {
 			summary = append(summary, it.Text)
 		}
-		return map[string]any{"type": "reasoning", "id": it.ID, "summary": summary, "content": []string{}}
+		return protocol.ReasoningItem{ID: it.ID, Summary: summary, Content: []string{}}
 	case workflows.ItemCommandExecution:
-		m := map[string]any{
-			"type": "commandExecution", "id": it.ID, "command": it.Command, "cwd": it.Cwd,
-			"processId": processID(it), "source": "agent", "status": itemStatus(it.Status),
-			"commandActions":   []any{map[string]any{"type": "unknown", "command": it.Command}},
-			"aggregatedOutput": nil, "exitCode": nil, "durationMs": nil,
-		}
+		c := protocol.CommandExecutionItem{ID: it.ID, Command: it.Command, Cwd: it.Cwd,
+			ProcessID: protocol.Nullable(it.ProcessID), Source: "agent", Status: itemStatus(it.Status),
+			CommandActions: protocol.UnknownCommand(it.Command)}
 		if it.Status != workflows.StatusInProgress {
-			m["aggregatedOutput"] = it.AggregatedOutput
-			if it.ExitCode != nil {
-				m["exitCode"] = *it.ExitCode
-			}
+			out := it.AggregatedOutput
+			c.AggregatedOutput, c.ExitCode = &out, it.ExitCode
 			if it.ExitCode != nil || it.DurationMs > 0 {
-				m["durationMs"] = it.DurationMs
+				d := it.DurationMs
+				c.DurationMs = &d
 			}
 		}
-		return m
+		return c
 	case workflows.ItemFileChange:
-		changes := make([]any, 0, len(it.Changes))
+		changes := make([]protocol.FileUpdateChange, 0, len(it.Changes))
 		for _, c := range it.Changes {
-			kind := map[string]any{"type": c.Kind}
+			kind := protocol.PatchChangeKind{Type: c.Kind}
 			switch c.Kind {
 			case "add", "delete":
 			default:
-				kind = map[string]any{"type": "update", "move_path": nil}
+				kind = protocol.PatchChangeKind{Type: "update"}
 			}
-			changes = append(changes, map[string]any{"path": c.Path, "kind": kind, "diff": ""})
+			changes = append(changes, protocol.FileUpdateChange{Path: c.Path, Kind: kind})
 		}
-		return map[string]any{"type": "fileChange", "id": it.ID, "changes": changes, "status": itemStatus(it.Status)}
+		return protocol.FileChangeItem{ID: it.ID, Changes: changes, Status: itemStatus(it.Status)}
 	case workflows.ItemTodoList:
-		return map[string]any{"type": "plan", "id": it.ID, "text": planText(it.Items)}
+		return protocol.PlanItem{ID: it.ID, Text: planText(it.Items)}
 	case workflows.ItemUserMessage:
-		return map[string]any{"type": "userMessage", "id": it.ID, "clientId": nil,
-			"content": userContent([]userInput{{Type: "text", Text: it.Text}})}
+		return protocol.UserMessageItem{ID: it.ID, Content: []protocol.UserInput{protocol.Text(it.Text)}}
 	case workflows.ItemDynamicToolCall:
 		return dynamicItem(it)
 	case workflows.ItemMCPToolCall:
@@ -65,60 +62,60 @@ func itemJSON(it *workflows.Item) map[string]any {
 // mcpItem renders a call of an external MCP server's tool: the result text
 // as one text content block, or the error; an interrupted call counts as
 // failed (the protocol has no interrupted MCP status).
-func mcpItem(it *workflows.Item) map[string]any {
-	m := map[string]any{"type": "mcpToolCall", "id": it.ID, "server": it.Server, "tool": it.Tool,
-		"arguments": jsonArguments(orDefault(it.Arguments, "{}")), "status": "inProgress",
-		"result": nil, "error": nil, "durationMs": nil}
+func mcpItem(it *workflows.Item) protocol.McpToolCallItem {
+	m := protocol.McpToolCallItem{ID: it.ID, Server: it.Server, Tool: it.Tool,
+		Arguments: protocol.Arguments(orDefault(it.Arguments, "{}")), Status: protocol.StatusInProgress}
 	switch it.Status {
 	case workflows.StatusInProgress, "":
 		return m
 	case workflows.StatusCompleted:
-		m["status"] = "completed"
-		m["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": it.Result}}}
+		m.Status = protocol.StatusCompleted
+		m.Result = &protocol.McpToolCallResult{Content: []protocol.McpContent{{Type: "text", Text: it.Result}}}
 	default:
-		m["status"] = "failed"
-		m["error"] = map[string]any{"message": orDefault(it.Message, "the call failed")}
+		m.Status = protocol.StatusFailed
+		m.Error = &protocol.McpToolCallError{Message: orDefault(it.Message, "the call failed")}
 	}
 	if it.DurationMs > 0 {
-		m["durationMs"] = it.DurationMs
+		d := it.DurationMs
+		m.DurationMs = &d
 	}
 	return m
 }
 
 // dynamicItem renders a dynamic tool call: in progress until resolved,
 // then with the client's content and whether it succeeded.
-func dynamicItem(it *workflows.Item) map[string]any {
+func dynamicItem(it *workflows.Item) protocol.DynamicToolCallItem {
 	d := it.Dynamic
 	if d == nil {
 		d = &workflows.DynamicCall{}
 	}
-	m := map[string]any{"type": "dynamicToolCall", "id": it.ID, "tool": d.Tool, "namespace": nilIfEmpty(d.Namespace),
-		"arguments": jsonArguments(orDefault(d.Arguments, "{}")), "status": "inProgress",
-		"contentItems": nil, "success": nil, "durationMs": nil}
+	m := protocol.DynamicToolCallItem{ID: it.ID, Tool: d.Tool, Namespace: protocol.Nullable(d.Namespace),
+		Arguments: protocol.Arguments(orDefault(d.Arguments, "{}")), Status: protocol.StatusInProgress}
 	if !d.Resolved {
 		return m
 	}
-	m["status"] = "completed"
+	m.Status = protocol.StatusCompleted
 	if !d.Success {
-		m["status"] = "failed"
+		m.Status = protocol.StatusFailed
 	}
-	items := []map[string]any{}
+	items := []protocol.DynamicContentItem{}
 	for _, c := range d.Content {
 		if c.Type == "inputImage" {
-			items = append(items, map[string]any{"type": "inputImage", "imageUrl": c.ImageURL})
+			items = append(items, protocol.InputImage(c.ImageURL))
 		} else {
-			items = append(items, map[string]any{"type": "inputText", "text": c.Text})
+			items = append(items, protocol.InputText(c.Text))
 		}
 	}
 	if d.Error != "" {
-		items = append(items, map[string]any{"type": "inputText", "text": d.Error})
+		items = append(items, protocol.InputText(d.Error))
 	}
-	m["contentItems"], m["success"], m["durationMs"] = items, d.Success, d.DurationMs
+	success, ms := d.Success, d.DurationMs
+	m.ContentItems, m.Success, m.DurationMs = &items, &success, &ms
 	return m
 }
 
 // startedItem is the item as item/started shows it: work not done yet.
-func startedItem(it *workflows.Item) map[string]any {
+func startedItem(it *workflows.Item) protocol.ThreadItem {
 	c := *it
 	switch c.Type {
 	case workflows.ItemAgentMessage, workflows.ItemReasoning:
@@ -156,14 +153,14 @@ func planText(items []workflows.TodoItem) string {
 	return b.String()
 }
 
-func planSteps(items []workflows.TodoItem) []map[string]any {
-	steps := make([]map[string]any, 0, len(items))
+func planSteps(items []workflows.TodoItem) []protocol.PlanStep {
+	steps := make([]protocol.PlanStep, 0, len(items))
 	for _, t := range items {
 		st := "pending"
 		if t.Completed {
 			st = "completed"
 		}
-		steps = append(steps, map[string]any{"step": t.Text, "status": st})
+		steps = append(steps, protocol.PlanStep{Step: t.Text, Status: st})
 	}
 	return steps
 }
@@ -184,18 +181,17 @@ func newTranslator(threadID, turnID string, now func() int64) *translator {
 	return &translator{threadID: threadID, turnID: turnID, now: now, started: map[string]bool{}}
 }
 
-func (t *translator) note(method string, params map[string]any) notification {
-	params["threadId"] = t.threadID
-	params["turnId"] = t.turnID
-	return notification{Method: method, Params: params}
+// notice is a typed notification as the connection sends it.
+func notice(n protocol.Notification) notification {
+	return notification{Method: n.Method(), Params: n}
 }
 
-func (t *translator) itemStarted(item map[string]any) notification {
-	return t.note("item/started", map[string]any{"item": item, "startedAtMs": t.now()})
+func (t *translator) itemStarted(item protocol.ThreadItem) notification {
+	return notice(protocol.ItemStarted{ThreadID: t.threadID, TurnID: t.turnID, Item: item, StartedAtMs: t.now()})
 }
 
-func (t *translator) itemCompleted(item map[string]any) notification {
-	return t.note("item/completed", map[string]any{"item": item, "completedAtMs": t.now()})
+func (t *translator) itemCompleted(item protocol.ThreadItem) notification {
+	return notice(protocol.ItemCompleted{ThreadID: t.threadID, TurnID: t.turnID, Item: item, CompletedAtMs: t.now()})
 }
 
 // resume takes in the events a client already has (in a thread/resume
@@ -215,7 +211,7 @@ func (t *translator) resume(events []workflows.Event) {
 }
 
 // userMessage is the turn's first item.
-func (t *translator) userMessage(item map[string]any) []notification {
+func (t *translator) userMessage(item protocol.ThreadItem) []notification {
 	return []notification{t.itemStarted(item), t.itemCompleted(item)}
 }
 
@@ -225,8 +221,8 @@ func (t *translator) translate(e workflows.Event) []notification {
 		return []notification{t.retryNotice(e)}
 	}
 	if e.Type == workflows.EventTerminalInteraction && e.Item != nil {
-		return []notification{t.note("item/commandExecution/terminalInteraction",
-			map[string]any{"itemId": e.Item.ID, "processId": e.Item.ProcessID, "stdin": e.Stdin})}
+		return []notification{notice(protocol.TerminalInteraction{ThreadID: t.threadID, TurnID: t.turnID,
+			ItemID: e.Item.ID, ProcessID: e.Item.ProcessID, Stdin: e.Stdin})}
 	}
 	it := e.Item
 	if it == nil {
@@ -236,13 +232,14 @@ func (t *translator) translate(e workflows.Event) []notification {
 		if e.Type != workflows.EventItemCompleted {
 			return nil
 		}
-		return []notification{{Method: "warning", Params: map[string]any{"threadId": t.threadID, "message": it.Message}}}
+		threadID := t.threadID
+		return []notification{notice(protocol.Warning{ThreadID: &threadID, Message: it.Message})}
 	}
 	if it.Type == workflows.ItemTodoList {
 		if e.Type == workflows.EventItemStarted {
 			return nil
 		}
-		out := []notification{t.note("turn/plan/updated", map[string]any{"explanation": nil, "plan": planSteps(it.Items)})}
+		out := []notification{notice(protocol.TurnPlanUpdated{ThreadID: t.threadID, TurnID: t.turnID, Plan: planSteps(it.Items)})}
 		if e.Type == workflows.EventItemCompleted {
 			item := itemJSON(it)
 			out = append(out, t.itemStarted(item), t.itemCompleted(item))
@@ -265,12 +262,12 @@ func (t *translator) translate(e workflows.Event) []notification {
 		}
 		switch {
 		case it.Type == workflows.ItemAgentMessage && it.Text != "":
-			out = append(out, t.note("item/agentMessage/delta", map[string]any{"itemId": it.ID, "delta": it.Text}))
+			out = append(out, notice(protocol.AgentMessageDelta(t.threadID, t.turnID, it.ID, it.Text)))
 		case it.Type == workflows.ItemCommandExecution && it.AggregatedOutput != "":
 			// The output not streamed yet; when the stream does not match
 			// the recorded output, the item itself tells.
 			if strings.HasPrefix(it.AggregatedOutput, t.sent) && len(it.AggregatedOutput) > len(t.sent) {
-				out = append(out, t.note("item/commandExecution/outputDelta", map[string]any{"itemId": it.ID, "delta": it.AggregatedOutput[len(t.sent):]}))
+				out = append(out, notice(protocol.CommandOutputDelta(t.threadID, t.turnID, it.ID, it.AggregatedOutput[len(t.sent):])))
 			}
 		}
 		delete(t.started, it.ID)
@@ -282,8 +279,8 @@ func (t *translator) translate(e workflows.Event) []notification {
 // turnItems rebuilds a turn's items from its log, as thread/read and
 // thread/resume show them: the final state of every item, in the order
 // the items began.
-func turnItems(user map[string]any, events []workflows.Event) []map[string]any {
-	items := []map[string]any{}
+func turnItems(user protocol.ThreadItem, events []workflows.Event) []protocol.ThreadItem {
+	items := []protocol.ThreadItem{}
 	if user != nil {
 		items = append(items, user)
 	}
@@ -293,7 +290,7 @@ func turnItems(user map[string]any, events []workflows.Event) []map[string]any {
 		if it == nil || (e.Type != workflows.EventItemStarted && e.Type != workflows.EventItemCompleted && e.Type != workflows.EventApprovalRequested) {
 			continue
 		}
-		var m map[string]any
+		var m protocol.ThreadItem
 		if e.Type != workflows.EventItemCompleted {
 			m = startedItem(it)
 		} else {
@@ -310,12 +307,4 @@ func turnItems(user map[string]any, events []workflows.Event) []map[string]any {
 		items = append(items, m)
 	}
 	return items
-}
-
-// processID is a command item's unified-exec session id (null: none).
-func processID(it *workflows.Item) any {
-	if it.ProcessID == "" {
-		return nil
-	}
-	return it.ProcessID
 }

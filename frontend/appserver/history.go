@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 )
 
 // Paged history (thread/turns/list, thread/items/list) and compaction on
@@ -31,7 +33,7 @@ type historyParams struct {
 // page cuts n entries in the asked direction (desc unless asc is the
 // default); it returns the indexes to show, oldest-first positions, and
 // the cursors.
-func (p historyParams) page(n int, ascDefault bool, anchor func(json.RawMessage) (int, bool)) (idx []int, next, back any, err error) {
+func (p historyParams) page(n int, ascDefault bool, anchor func(json.RawMessage) (int, bool)) (idx []int, next, back *string, err error) {
 	asc := ascDefault
 	if p.SortDirection != nil {
 		switch *p.SortDirection {
@@ -68,12 +70,12 @@ func (p historyParams) page(n int, ascDefault bool, anchor func(json.RawMessage)
 		}
 	}
 	if start+len(idx) < n {
-		next = strconv.Itoa(start + len(idx))
+		next = protocol.Nullable(strconv.Itoa(start + len(idx)))
 	}
 	if len(idx) > 0 {
 		// Reversing the direction from here shows this page's first
 		// entry again.
-		back = strconv.Itoa(n - 1 - start)
+		back = protocol.Nullable(strconv.Itoa(n - 1 - start))
 	}
 	return idx, next, back, nil
 }
@@ -93,15 +95,15 @@ func (c *conn) threadTurnsList(_ json.RawMessage, raw json.RawMessage) (*result,
 	if err != nil {
 		return nil, err
 	}
-	data := []Turn{}
+	data := []protocol.Turn{}
 	for _, i := range idx {
 		t := turns[i]
-		if p.ItemsView != nil && *p.ItemsView == "notLoaded" {
-			t.Items, t.ItemsView = []map[string]any{}, "notLoaded"
+		if p.ItemsView != nil && *p.ItemsView == protocol.ItemsNotLoaded {
+			t.Items, t.ItemsView = []protocol.ThreadItem{}, protocol.ItemsNotLoaded
 		}
 		data = append(data, t)
 	}
-	return &result{value: map[string]any{"data": data, "nextCursor": next, "backwardsCursor": back}}, nil
+	return &result{value: protocol.HistoryPage[protocol.Turn]{Data: data, NextCursor: next, BackwardsCursor: back}}, nil
 }
 
 // threadItemsList pages through the items of a thread (or of one of its
@@ -115,11 +117,7 @@ func (c *conn) threadItemsList(_ json.RawMessage, raw json.RawMessage) (*result,
 	if err != nil {
 		return nil, err
 	}
-	type entry struct {
-		turn string
-		item map[string]any
-	}
-	var all []entry
+	var all []protocol.TurnItem
 	found := p.TurnID == nil || *p.TurnID == ""
 	for _, t := range turns {
 		if p.TurnID != nil && *p.TurnID != "" && t.ID != *p.TurnID {
@@ -127,7 +125,7 @@ func (c *conn) threadItemsList(_ json.RawMessage, raw json.RawMessage) (*result,
 		}
 		found = true
 		for _, it := range t.Items {
-			all = append(all, entry{t.ID, it})
+			all = append(all, protocol.TurnItem{TurnID: t.ID, Item: it})
 		}
 	}
 	if !found {
@@ -142,7 +140,7 @@ func (c *conn) threadItemsList(_ json.RawMessage, raw json.RawMessage) (*result,
 			return 0, false
 		}
 		for i, e := range all {
-			if e.item["id"] == a.ItemID {
+			if e.Item.ItemID() == a.ItemID {
 				// Exclusive: the entries after it (ascending).
 				return i + 1, true
 			}
@@ -153,14 +151,14 @@ func (c *conn) threadItemsList(_ json.RawMessage, raw json.RawMessage) (*result,
 	if err != nil {
 		return nil, err
 	}
-	data := []map[string]any{}
+	data := []protocol.TurnItem{}
 	for _, i := range idx {
-		data = append(data, map[string]any{"turnId": all[i].turn, "item": all[i].item})
+		data = append(data, all[i])
 	}
-	return &result{value: map[string]any{"data": data, "nextCursor": next, "backwardsCursor": back}}, nil
+	return &result{value: protocol.HistoryPage[protocol.TurnItem]{Data: data, NextCursor: next, BackwardsCursor: back}}, nil
 }
 
-func (c *conn) historyTurns(threadID string) ([]Turn, error) {
+func (c *conn) historyTurns(threadID string) ([]protocol.Turn, error) {
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	info, err := c.readThread(ctx, threadID)
@@ -189,7 +187,7 @@ func (c *conn) threadCompactStart(_ json.RawMessage, raw json.RawMessage) (*resu
 	if err := comp.Compact(ctx, p.ThreadID); err != nil {
 		return nil, manageError(p.ThreadID, err)
 	}
-	return &result{value: map[string]any{}, then: func() { c.compactionTurn(p.ThreadID, started) }}, nil
+	return &result{value: protocol.Empty{}, then: func() { c.compactionTurn(p.ThreadID, started) }}, nil
 }
 
 // compactionTurn tells the client about a compaction as Codex does: a
@@ -199,15 +197,14 @@ func (c *conn) threadCompactStart(_ json.RawMessage, raw json.RawMessage) (*resu
 func (c *conn) compactionTurn(threadID string, started time.Time) {
 	now := c.s.opts.Now()
 	turnID := fmt.Sprintf("compact-%d", started.UnixNano())
-	item := map[string]any{"type": "contextCompaction", "id": turnID + "-item"}
+	item := protocol.ContextCompactionItem{ID: turnID + "-item"}
 	start, done, d := started.Unix(), now.Unix(), now.Sub(started).Milliseconds()
-	c.notify(notification{Method: "turn/started", Params: map[string]any{"threadId": threadID,
-		"turn": Turn{ID: turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress, StartedAt: &start}}})
-	c.notify(notification{Method: "item/started", Params: map[string]any{"threadId": threadID, "turnId": turnID,
-		"item": item, "startedAtMs": started.UnixMilli()}})
-	c.notify(notification{Method: "item/completed", Params: map[string]any{"threadId": threadID, "turnId": turnID,
-		"item": item, "completedAtMs": now.UnixMilli()}})
-	c.notify(notification{Method: "turn/completed", Params: map[string]any{"threadId": threadID,
-		"turn": Turn{ID: turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: "completed",
-			StartedAt: &start, CompletedAt: &done, DurationMs: &d}}})
+	noItems := []protocol.ThreadItem{}
+	c.notify(notice(protocol.TurnStarted{ThreadID: threadID,
+		Turn: protocol.Turn{ID: turnID, Items: noItems, ItemsView: protocol.ItemsNotLoaded, Status: turnInProgress, StartedAt: &start}}))
+	c.notify(notice(protocol.ItemStarted{ThreadID: threadID, TurnID: turnID, Item: item, StartedAtMs: started.UnixMilli()}))
+	c.notify(notice(protocol.ItemCompleted{ThreadID: threadID, TurnID: turnID, Item: item, CompletedAtMs: now.UnixMilli()}))
+	c.notify(notice(protocol.TurnCompleted{ThreadID: threadID,
+		Turn: protocol.Turn{ID: turnID, Items: noItems, ItemsView: protocol.ItemsNotLoaded, Status: turnCompleted,
+			StartedAt: &start, CompletedAt: &done, DurationMs: &d}}))
 }

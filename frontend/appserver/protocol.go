@@ -6,85 +6,37 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// Shapes of the protocol's messages. Field names, enum values and which
-// fields are null rather than absent follow the reference JSON Schemas
-// (`codex app-server generate-json-schema` of Codex 0.140 and 0.171): a
-// message satisfies both, so a field one release requires and the other
-// does not know is sent (neither closes its objects to extra fields).
-
-// Thread is the protocol's Thread.
-type Thread struct {
-	ID        string `json:"id"`
-	SessionID string `json:"sessionId"`
-	// ProjectID is required since 0.171 (null: we assign no projects).
-	ProjectID      *string      `json:"projectId"`
-	ForkedFromID   *string      `json:"forkedFromId"`
-	ParentThreadID *string      `json:"parentThreadId"`
-	Preview        string       `json:"preview"`
-	Ephemeral      bool         `json:"ephemeral"`
-	ModelProvider  string       `json:"modelProvider"`
-	CreatedAt      int64        `json:"createdAt"`
-	UpdatedAt      int64        `json:"updatedAt"`
-	Status         ThreadStatus `json:"status"`
-	Path           *string      `json:"path"`
-	Cwd            string       `json:"cwd"`
-	CLIVersion     string       `json:"cliVersion"`
-	// Source is "appServer", or for a sub-agent its SubAgentSource.
-	Source        any       `json:"source"`
-	ThreadSource  *string   `json:"threadSource"`
-	AgentNickname *string   `json:"agentNickname"`
-	AgentRole     *string   `json:"agentRole"`
-	GitInfo       *struct{} `json:"gitInfo"`
-	Name          *string   `json:"name"`
-	Turns         []Turn    `json:"turns"`
-}
-
-// ThreadStatus is the protocol's tagged ThreadStatus.
-type ThreadStatus struct {
-	Type        string    `json:"type"`
-	ActiveFlags *[]string `json:"activeFlags,omitempty"`
-}
-
-var (
-	statusIdle        = ThreadStatus{Type: "idle"}
-	statusNotLoaded   = ThreadStatus{Type: "notLoaded"}
-	statusSystemError = ThreadStatus{Type: "systemError"}
+// The protocol's shapes live in package protocol; these names are the
+// ones the server's files use.
+type (
+	Thread       = protocol.Thread
+	ThreadStatus = protocol.ThreadStatus
+	TurnError    = protocol.TurnError
+	tokenUsage   = protocol.TokenUsage
 )
 
-func statusActive() ThreadStatus { return ThreadStatus{Type: "active", ActiveFlags: &[]string{}} }
+var (
+	statusIdle        = protocol.StatusIdle
+	statusNotLoaded   = protocol.StatusNotLoaded
+	statusSystemError = protocol.StatusSystemError
+)
 
-// Turn is the protocol's Turn.
-type Turn struct {
-	ID          string           `json:"id"`
-	Items       []map[string]any `json:"items"`
-	ItemsView   string           `json:"itemsView"`
-	Status      string           `json:"status"`
-	Error       *TurnError       `json:"error"`
-	StartedAt   *int64           `json:"startedAt"`
-	CompletedAt *int64           `json:"completedAt"`
-	DurationMs  *int64           `json:"durationMs"`
-}
-
-// TurnError is the error of a failed turn.
-type TurnError struct {
-	Message           string  `json:"message"`
-	CodexErrorInfo    any     `json:"codexErrorInfo"`
-	AdditionalDetails *string `json:"additionalDetails"`
-}
+func statusActive() ThreadStatus { return protocol.StatusActive() }
 
 func turnError(msg string) *TurnError {
-	return &TurnError{Message: msg, CodexErrorInfo: "other"}
+	return &TurnError{Message: msg}
 }
 
 // Turn statuses.
 const (
-	turnInProgress  = "inProgress"
-	turnCompleted   = "completed"
-	turnInterrupted = "interrupted"
-	turnFailed      = "failed"
+	turnInProgress  = protocol.TurnStatusInProgress
+	turnCompleted   = protocol.TurnStatusCompleted
+	turnInterrupted = protocol.TurnStatusInterrupted
+	turnFailed      = protocol.TurnStatusFailed
 )
 
 func turnStatus(s string) string {
@@ -105,49 +57,33 @@ func turnStatus(s string) string {
 func itemStatus(s string) string {
 	switch workflows.ShownStatus(s) {
 	case workflows.StatusCompleted:
-		return "completed"
+		return protocol.StatusCompleted
 	case workflows.StatusDeclined:
-		return "declined"
+		return protocol.StatusDeclined
 	case workflows.StatusFailed:
-		return "failed"
+		return protocol.StatusFailed
 	}
-	return "inProgress"
+	return protocol.StatusInProgress
 }
 
-// tokenUsage is the protocol's ThreadTokenUsage.
-type tokenUsage struct {
-	Total              usageBreakdown `json:"total"`
-	Last               usageBreakdown `json:"last"`
-	ModelContextWindow *int64         `json:"modelContextWindow"`
-}
-
-type usageBreakdown struct {
-	TotalTokens           int64 `json:"totalTokens"`
-	InputTokens           int64 `json:"inputTokens"`
-	CachedInputTokens     int64 `json:"cachedInputTokens"`
-	OutputTokens          int64 `json:"outputTokens"`
-	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
-}
-
-func breakdown(in, cached, out, reasoning int64) usageBreakdown {
-	return usageBreakdown{TotalTokens: in + out, InputTokens: in, CachedInputTokens: cached,
+func breakdown(in, cached, out, reasoning int64) protocol.TokenUsageBreakdown {
+	return protocol.TokenUsageBreakdown{TotalTokens: in + out, InputTokens: in, CachedInputTokens: cached,
 		OutputTokens: out, ReasoningOutputTokens: reasoning}
 }
 
 // sandboxPolicy is the protocol's SandboxPolicy for a sandbox mode.
-func sandboxPolicy(mode, cwd string) map[string]any {
+func sandboxPolicy(mode, cwd string) protocol.SandboxPolicy {
 	switch mode {
 	case "read-only":
-		return map[string]any{"type": "readOnly", "networkAccess": false}
+		return protocol.ReadOnly()
 	case "workspace-write":
 		roots := []string{}
 		if cwd != "" {
 			roots = append(roots, cwd)
 		}
-		return map[string]any{"type": "workspaceWrite", "writableRoots": roots, "networkAccess": false,
-			"excludeTmpdirEnvVar": false, "excludeSlashTmp": false}
+		return protocol.WorkspaceWrite(roots)
 	}
-	return map[string]any{"type": "dangerFullAccess"}
+	return protocol.DangerFullAccess()
 }
 
 // sandboxModeOf reads a SandboxPolicy (turn/start's sandboxPolicy) as a
@@ -270,35 +206,32 @@ func decodeInput(raw json.RawMessage, abs func(string) string) (items []userInpu
 // inputTooLarge is the error for text over the input limits (the
 // reference's shape: -32602 with input_error_code input_too_large).
 func inputTooLarge(err error) *rpcError {
-	data := map[string]any{"input_error_code": "input_too_large", "max_chars": workflows.MaxInputChars, "max_bytes": workflows.MaxInputBytes}
+	data := protocol.InputErrorData{InputErrorCode: "input_too_large", MaxChars: workflows.MaxInputChars, MaxBytes: workflows.MaxInputBytes}
 	var e *workflows.InputTooLargeError
 	if errors.As(err, &e) {
-		data["actual_chars"] = e.Chars
-		if e.Bytes > 0 {
-			data["actual_bytes"] = e.Bytes
-		}
+		data.ActualChars, data.ActualBytes = &e.Chars, e.Bytes
 	}
 	return &rpcError{Code: codeInvalidParams, Message: err.Error(), Data: data}
 }
 
-// userContent is a userMessage item's content.
-func userContent(items []userInput) []map[string]any {
-	out := make([]map[string]any, 0, len(items))
+// userInputs are a userMessage item's content.
+func userInputs(items []userInput) []protocol.UserInput {
+	out := make([]protocol.UserInput, 0, len(items))
 	for _, it := range items {
 		switch it.Type {
 		case "text":
-			out = append(out, map[string]any{"type": "text", "text": it.Text, "text_elements": []any{}})
+			out = append(out, protocol.Text(it.Text))
 		case "image":
-			out = append(out, map[string]any{"type": "image", "url": it.URL, "detail": nil})
+			out = append(out, protocol.ImageInput{URL: it.URL})
 		case "localImage":
-			out = append(out, map[string]any{"type": "localImage", "path": it.Path, "detail": nil})
+			out = append(out, protocol.LocalImageInput{Path: it.Path})
 		}
 	}
 	return out
 }
 
-func userMessageItem(turnNumber int, content []map[string]any) map[string]any {
-	return map[string]any{"type": "userMessage", "id": fmt.Sprintf("user_%d", turnNumber), "clientId": nil, "content": content}
+func userMessage(turnNumber int, content []protocol.UserInput) protocol.UserMessageItem {
+	return protocol.UserMessageItem{ID: fmt.Sprintf("user_%d", turnNumber), Content: content}
 }
 
 // turnNumber reads n from a turn id `<thread>/turn-<n>`.

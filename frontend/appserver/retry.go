@@ -1,6 +1,9 @@
 package appserver
 
-import "github.com/interpreter-dev/interpreter/workflows"
+import (
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
 
 // retryNotice is Codex's `error` notification with willRetry set, sent
 // for each retry of a model call while it happens: the message says which
@@ -9,21 +12,22 @@ import "github.com/interpreter-dev/interpreter/workflows"
 func (t *translator) retryNotice(e workflows.Event) notification {
 	details := e.Error
 	terr := &TurnError{Message: workflows.RetryText(e), CodexErrorInfo: retryErrorInfo(e.Retry), AdditionalDetails: &details}
-	return t.note("error", map[string]any{"error": terr, "willRetry": true})
+	return notice(protocol.ErrorNotification{ThreadID: t.threadID, TurnID: t.turnID, Error: terr, WillRetry: true})
 }
 
 // retryErrorInfo is the CodexErrorInfo of a retry: a request that could
 // not be made or was refused for now, or an answer that broke off.
-func retryErrorInfo(r *workflows.ModelRetry) any {
+func retryErrorInfo(r *workflows.ModelRetry) protocol.CodexErrorInfo {
 	if r == nil {
-		return "other"
+		return protocol.CodexErrorInfo{Kind: protocol.ErrorOther}
 	}
-	var status any // null when the provider gave none
+	var status *int // null when the provider gave none
 	if r.HTTPStatus != 0 {
-		status = r.HTTPStatus
+		s := r.HTTPStatus
+		status = &s
 	}
 	if r.Kind == workflows.RetryStream {
-		return map[string]any{"responseStreamDisconnected": map[string]any{"httpStatusCode": status}}
+		return protocol.CodexErrorInfo{Kind: protocol.ErrorResponseStreamDisconnected, HTTPStatusCode: status}
 	}
-	return map[string]any{"httpConnectionFailed": map[string]any{"httpStatusCode": status}}
+	return protocol.CodexErrorInfo{Kind: protocol.ErrorHTTPConnectionFailed, HTTPStatusCode: status}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -152,7 +153,7 @@ func (c *conn) threadStart(_ json.RawMessage, raw json.RawMessage) (*result, err
 	return &result{
 		value: c.threadResponse(th, info, info.Config),
 		then: func() {
-			c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": th}})
+			c.notify(notice(protocol.ThreadStarted{Thread: th}))
 		},
 	}, nil
 }
@@ -183,7 +184,7 @@ func (e *SettingsError) Error() string { return e.Err.Error() }
 func (e *SettingsError) Unwrap() error { return e.Err }
 
 // threadResponse is the result of thread/start and thread/resume.
-func (c *conn) threadResponse(th Thread, info ThreadInfo, cfg workflows.ThreadConfig) map[string]any {
+func (c *conn) threadResponse(th Thread, info ThreadInfo, cfg workflows.ThreadConfig) protocol.ThreadStartResponse {
 	sources := info.InstructionSources
 	if v := info.View; len(sources) == 0 && v != nil && len(v.Turns) > 0 {
 		sources = v.Turns[len(v.Turns)-1].InstructionSources
@@ -191,32 +192,23 @@ func (c *conn) threadResponse(th Thread, info ThreadInfo, cfg workflows.ThreadCo
 	if sources == nil {
 		sources = []string{}
 	}
-	return map[string]any{
-		"thread":             th,
-		"model":              cfg.Model,
-		"modelProvider":      th.ModelProvider,
-		"serviceTier":        nil,
-		"cwd":                th.Cwd,
-		"instructionSources": sources,
-		"approvalPolicy":     orDefault(cfg.ApprovalPolicy, "on-request"),
-		"approvalsReviewer":  "user",
-		"sandbox":            sandboxPolicy(cfg.SandboxMode, cfg.Cwd),
-		"reasoningEffort":    orNil(cfg.Reasoning.Effort),
+	return protocol.ThreadStartResponse{
+		Thread:             th,
+		Model:              cfg.Model,
+		ModelProvider:      th.ModelProvider,
+		Cwd:                th.Cwd,
+		InstructionSources: sources,
+		ApprovalPolicy:     orDefault(cfg.ApprovalPolicy, "on-request"),
+		ApprovalsReviewer:  "user",
+		Sandbox:            sandboxPolicy(cfg.SandboxMode, cfg.Cwd),
+		ReasoningEffort:    protocol.Nullable(cfg.Reasoning.Effort),
 	}
-}
-
-// orNil is s, or JSON null when it is empty.
-func orNil(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // thread renders a thread.
-func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread {
+func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []protocol.Turn) Thread {
 	if turns == nil {
-		turns = []Turn{}
+		turns = []protocol.Turn{}
 	}
 	updated := info.UpdatedAt
 	if updated.IsZero() || updated.Before(info.CreatedAt) {
@@ -233,7 +225,7 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []Turn) Thread
 		ID: info.ID, SessionID: info.ID, Preview: info.Preview, ForkedFromID: forkedFrom,
 		ModelProvider: info.Config.Provider.ID,
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
-		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version, Source: "appServer",
+		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version,
 		Turns: turns, Name: name,
 	}
 	switch {
@@ -323,13 +315,13 @@ const keptTurnItems = 20
 
 // turns lists a thread's turns with their items; for a running turn, the
 // items logged so far, and the sequence number they reach.
-func (c *conn) turns(ctx context.Context, info ThreadInfo) (turns []Turn, running TurnLog, err error) {
+func (c *conn) turns(ctx context.Context, info ThreadInfo) (turns []protocol.Turn, running TurnLog, err error) {
 	v := info.View
 	if v == nil {
 		return nil, running, nil
 	}
 	for i, r := range v.Turns {
-		t := Turn{ID: r.TurnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnStatus(r.Status)}
+		t := protocol.Turn{ID: r.TurnID, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: turnStatus(r.Status)}
 		if r.Status == workflows.StatusFailed {
 			t.Error = turnError(r.Error)
 		}
@@ -339,7 +331,7 @@ func (c *conn) turns(ctx context.Context, info ThreadInfo) (turns []Turn, runnin
 			// without items.
 			if log, err := c.s.backend.TurnLog(ctx, r.TurnID); err == nil {
 				t.Items = turnItems(c.userItem(r.Number, log.Prompt), log.Events)
-				t.ItemsView = "full"
+				t.ItemsView = protocol.ItemsFull
 			} else {
 				c.logf("reading turn %s: %v", r.TurnID, err)
 			}
@@ -351,15 +343,15 @@ func (c *conn) turns(ctx context.Context, info ThreadInfo) (turns []Turn, runnin
 		if err != nil {
 			return nil, running, internalError("reading turn %s: %v", v.RunningTurn, err)
 		}
-		turns = append(turns, Turn{ID: v.RunningTurn, ItemsView: "full", Status: turnInProgress,
+		turns = append(turns, protocol.Turn{ID: v.RunningTurn, ItemsView: protocol.ItemsFull, Status: turnInProgress,
 			Items: turnItems(c.userItem(turnNumber(v.RunningTurn), log.Prompt), log.Events)})
 		return turns, log, nil
 	}
 	return turns, running, nil
 }
 
-func (c *conn) userItem(n int, prompt string) map[string]any {
-	return userMessageItem(n, userContent([]userInput{{Type: "text", Text: prompt}}))
+func (c *conn) userItem(n int, prompt string) protocol.ThreadItem {
+	return userMessage(n, []protocol.UserInput{protocol.Text(prompt)})
 }
 
 type threadIDParams struct {
@@ -378,13 +370,13 @@ func (c *conn) threadRead(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	if err != nil {
 		return nil, err
 	}
-	var turns []Turn
+	var turns []protocol.Turn
 	if p.IncludeTurns {
 		if turns, _, err = c.turns(ctx, info); err != nil {
 			return nil, err
 		}
 	}
-	return &result{value: map[string]any{"thread": c.thread(info, c.statusOf(info), turns)}}, nil
+	return &result{value: protocol.ThreadResponse{Thread: c.thread(info, c.statusOf(info), turns)}}, nil
 }
 
 type resumeParams struct {
@@ -510,5 +502,5 @@ func (c *conn) threadUnsubscribe(_ json.RawMessage, raw json.RawMessage) (*resul
 			}
 		}
 	}
-	return &result{value: map[string]any{"status": status}}, nil
+	return &result{value: protocol.ThreadUnsubscribeResponse{Status: status}}, nil
 }
