@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -25,9 +26,9 @@ var planModeInstructions string
 // collaborationModeList lists the modes turn/start accepts. Neither
 // names a model or an effort of its own: a mode keeps the thread's.
 func (c *conn) collaborationModeList(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"data": []map[string]any{
-		{"name": "Plan", "mode": modePlan, "model": nil, "reasoning_effort": nil},
-		{"name": "Default", "mode": modeDefault, "model": nil, "reasoning_effort": nil},
+	return &result{value: protocol.List[protocol.CollaborationModeMask]{Data: []protocol.CollaborationModeMask{
+		{Name: "Plan", Mode: modePlan},
+		{Name: "Default", Mode: modeDefault},
 	}}}, nil
 }
 
@@ -90,24 +91,17 @@ func (c *conn) turnMode(raw json.RawMessage, s *settings) (*workflows.TurnMode, 
 // thread/start's requestUserInput offers.
 func planUserInputTool() harness.ExternalTool {
 	t := userInputToolSpec()
-	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
-	option := map[string]any{"type": "object", "additionalProperties": false, "required": []string{"label", "description"},
-		"properties": map[string]any{
-			"label":       str("The choice as the user sees it, a few words."),
-			"description": str("One sentence on what choosing it means."),
-		}}
-	question := map[string]any{"type": "object", "additionalProperties": false, "required": []string{"id", "header", "question", "options"},
-		"properties": map[string]any{
-			"id":       str("A snake_case id the answer is keyed by."),
-			"header":   str("A title of at most 12 characters."),
-			"question": str("The question, one sentence."),
-			"options": map[string]any{"type": "array", "items": option,
-				"description": "Two or three choices that exclude each other, the recommended one first with \"(Recommended)\" after its label. No \"Other\": the user can always type an answer."},
-		}}
+	option := harness.Strict([]string{"label", "description"},
+		harness.P("description", harness.Str("One sentence on what choosing it means.")),
+		harness.P("label", harness.Str("The choice as the user sees it, a few words.")))
+	question := harness.Strict([]string{"id", "header", "question", "options"},
+		harness.P("header", harness.Str("A title of at most 12 characters.")),
+		harness.P("id", harness.Str("A snake_case id the answer is keyed by.")),
+		harness.P("options", harness.Arr("Two or three choices that exclude each other, the recommended one first with \"(Recommended)\" after its label. No \"Other\": the user can always type an answer.", option)),
+		harness.P("question", harness.Str("The question, one sentence.")))
 	t.Description = "Ask the user one to three short questions and wait for the answers. Offered in Plan mode only."
-	t.Parameters = map[string]any{"type": "object", "additionalProperties": false, "required": []string{"questions"},
-		"properties": map[string]any{"questions": map[string]any{"type": "array", "items": question,
-			"description": "The questions; one is best, three at most."}}}
+	t.Parameters = harness.Strict([]string{"questions"},
+		harness.P("questions", harness.Arr("The questions; one is best, three at most.", question)))
 	return t
 }
 
@@ -174,5 +168,5 @@ func (c *conn) threadSettingsUpdate(_ json.RawMessage, raw json.RawMessage) (*re
 		ts.mode = p.CollaborationMode
 	}
 	c.mu.Unlock()
-	return &result{value: map[string]any{}}, nil
+	return &result{value: protocol.Empty{}}, nil
 }

@@ -3,6 +3,8 @@ package appserver
 import (
 	"encoding/base64"
 	"encoding/json"
+
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 )
 
 // The streaming form of command/exec: with tty, streamStdin or
@@ -57,8 +59,8 @@ func (c *conn) streamed(id json.RawMessage, p commandExecParams, r ExecRequest) 
 	}
 	if p.TTY || p.StreamStdoutStderr {
 		o.Output = func(stream string, b []byte, capReached bool) {
-			c.notify(notification{Method: "command/exec/outputDelta", Params: map[string]any{
-				"processId": pid, "stream": stream, "deltaBase64": base64.StdEncoding.EncodeToString(b), "capReached": capReached}})
+			c.notify(notice(protocol.CommandExecOutputDelta{
+				ProcessID: pid, Stream: stream, DeltaBase64: base64.StdEncoding.EncodeToString(b), CapReached: capReached}))
 		}
 	}
 	c.mu.Lock()
@@ -92,7 +94,7 @@ func (c *conn) streamed(id json.RawMessage, p commandExecParams, r ExecRequest) 
 		delete(c.execs, pid)
 		c.mu.Unlock()
 		res := proc.Result()
-		c.respond(id, map[string]any{"exitCode": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr})
+		c.respond(id, protocol.CommandExecResponse{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr})
 	})
 	return nil, nil
 }
@@ -134,7 +136,7 @@ func (c *conn) commandExecWrite(_ json.RawMessage, raw json.RawMessage) (*result
 			return nil, invalidRequest("closing the stdin of process %q: %v", p.ProcessID, err)
 		}
 	}
-	return &result{value: map[string]any{}}, nil
+	return &result{value: protocol.Empty{}}, nil
 }
 
 func (c *conn) commandExecResize(_ json.RawMessage, raw json.RawMessage) (*result, error) {
@@ -155,7 +157,7 @@ func (c *conn) commandExecResize(_ json.RawMessage, raw json.RawMessage) (*resul
 	if err := proc.Resize(p.Size.Rows, p.Size.Cols); err != nil {
 		return nil, invalidRequest("resizing process %q: %v", p.ProcessID, err)
 	}
-	return &result{value: map[string]any{}}, nil
+	return &result{value: protocol.Empty{}}, nil
 }
 
 func (c *conn) commandExecTerminate(_ json.RawMessage, raw json.RawMessage) (*result, error) {
@@ -170,5 +172,5 @@ func (c *conn) commandExecTerminate(_ json.RawMessage, raw json.RawMessage) (*re
 		return nil, err
 	}
 	proc.Terminate()
-	return &result{value: map[string]any{}}, nil
+	return &result{value: protocol.Empty{}}, nil
 }

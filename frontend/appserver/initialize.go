@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 )
 
 type initializeParams struct {
@@ -52,11 +54,11 @@ func (c *conn) initialize(id, raw json.RawMessage) {
 	if p.ClientInfo.Version != "" {
 		ua += fmt.Sprintf(" (%s; %s)", p.ClientInfo.Name, p.ClientInfo.Version)
 	}
-	c.respond(id, map[string]any{
-		"userAgent":      ua,
-		"codexHome":      home,
-		"platformFamily": platformFamily(),
-		"platformOs":     platformOS(),
+	c.respond(id, protocol.InitializeResponse{
+		UserAgent:      ua,
+		CodexHome:      home,
+		PlatformFamily: platformFamily(),
+		PlatformOs:     platformOS(),
 	})
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
+
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 )
@@ -53,7 +55,7 @@ func (c *conn) threadFork(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	return &result{
 		value: c.threadResponse(th, info, info.Config),
 		then: func() {
-			c.notify(notification{Method: "thread/started", Params: map[string]any{"thread": th}})
+			c.notify(notice(protocol.ThreadStarted{Thread: th}))
 		},
 	}, nil
 }
@@ -74,18 +76,17 @@ func (c *conn) modelList(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if err != nil {
 		return nil, internalError("listing models: %v", err)
 	}
-	data := []map[string]any{}
+	data := []protocol.Model{}
 	for _, m := range models {
-		data = append(data, map[string]any{
-			"id": m.ID, "model": m.ID, "displayName": orDefault(m.DisplayName, m.ID),
-			"description": "via provider " + m.Provider, "hidden": false, "isDefault": m.IsDefault,
-			"defaultReasoningEffort":    "medium",
-			"supportedReasoningEfforts": efforts(m.ID),
-			"inputModalities":           modalities(m.ID),
-			"upgrade":                   nil, "upgradeInfo": nil, "availabilityNux": nil,
+		data = append(data, protocol.Model{
+			ID: m.ID, Model: m.ID, DisplayName: orDefault(m.DisplayName, m.ID),
+			Description: "via provider " + m.Provider, IsDefault: m.IsDefault,
+			DefaultReasoningEffort:    "medium",
+			SupportedReasoningEfforts: efforts(m.ID),
+			InputModalities:           modalities(m.ID),
 		})
 	}
-	return &result{value: map[string]any{"data": data, "nextCursor": nil}}, nil
+	return &result{value: protocol.Page[protocol.Model]{Data: data}}, nil
 }
 
 func (c *conn) experimentalFeatureList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
@@ -95,7 +96,7 @@ func (c *conn) experimentalFeatureList(_ json.RawMessage, raw json.RawMessage) (
 	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
 		return nil, err
 	}
-	return &result{value: map[string]any{"data": []any{}, "nextCursor": nil}}, nil
+	return &result{value: protocol.Page[json.RawMessage]{Data: []json.RawMessage{}}}, nil
 }
 
 // configRead returns the effective configuration (config.toml with the
@@ -114,9 +115,9 @@ func (c *conn) configRead(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	if err != nil {
 		return nil, internalError("reading the configuration: %v", err)
 	}
-	res := map[string]any{"config": cfg, "origins": map[string]any{}}
+	res := protocol.ConfigReadResponse{Config: cfg, Origins: map[string]json.RawMessage{}}
 	if p.IncludeLayers {
-		res["layers"] = []any{}
+		res.Layers = &[]json.RawMessage{}
 	}
 	return &result{value: res}, nil
 }
@@ -195,7 +196,7 @@ func (c *conn) commandExec(id json.RawMessage, raw json.RawMessage) (*result, er
 			}
 			return
 		}
-		c.respond(id, map[string]any{"exitCode": res.ExitCode, "stdout": res.Stdout, "stderr": res.Stderr})
+		c.respond(id, protocol.CommandExecResponse{ExitCode: res.ExitCode, Stdout: res.Stdout, Stderr: res.Stderr})
 	})
 	return nil, nil
 }
@@ -209,18 +210,18 @@ func orEmptyObject(raw json.RawMessage) json.RawMessage {
 
 // efforts lists the reasoning efforts a model takes, as model/list shows
 // them.
-func efforts(model string) []any {
+func efforts(model string) []protocol.ReasoningEffortOption {
 	if !harness.ReasoningModel(model) {
-		return []any{map[string]any{"reasoningEffort": "medium", "description": "the provider's default"}}
+		return []protocol.ReasoningEffortOption{{ReasoningEffort: "medium", Description: "the provider's default"}}
 	}
 	says := map[string]string{
 		"none": "no reasoning", "minimal": "as little reasoning as the model allows", "low": "quick answers",
 		"medium": "the default balance of speed and depth", "high": "deeper reasoning for hard problems",
 		"xhigh": "the most reasoning the model offers",
 	}
-	var out []any
+	var out []protocol.ReasoningEffortOption
 	for _, e := range harness.ReasoningEfforts {
-		out = append(out, map[string]any{"reasoningEffort": e, "description": says[e]})
+		out = append(out, protocol.ReasoningEffortOption{ReasoningEffort: e, Description: says[e]})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -107,7 +108,7 @@ func (c *conn) settle(key string) {
 func askKey(turnID, itemID string) string { return turnID + "#" + itemID }
 
 func (c *conn) notifyResolved(threadID string, id int64) {
-	c.notify(notification{Method: "serverRequest/resolved", Params: map[string]any{"threadId": threadID, "requestId": id}})
+	c.notify(notice(protocol.ServerRequestResolved{ThreadID: threadID, RequestID: id}))
 }
 
 // askApproval asks the client about a pending approval and delivers its
@@ -144,22 +145,18 @@ func (c *conn) askApproval(a workflows.Approval) {
 }
 
 // approvalRequest is the server request that asks about an approval.
-func (c *conn) approvalRequest(a workflows.Approval) (string, map[string]any) {
+func (c *conn) approvalRequest(a workflows.Approval) (string, any) {
 	started := a.RequestedAt.UnixMilli()
 	if a.RequestedAt.IsZero() {
 		started = c.nowMs()
 	}
-	p := map[string]any{"threadId": a.ThreadID, "turnId": a.TurnID, "itemId": a.ItemID,
-		"startedAtMs": started, "reason": nilIfEmpty(a.Reason)}
 	if a.Kind == "patch" {
-		p["grantRoot"] = nil
-		return "item/fileChange/requestApproval", p
+		return protocol.MethodFileChangeApproval, protocol.FileChangeRequestApprovalParams{ThreadID: a.ThreadID, TurnID: a.TurnID,
+			ItemID: a.ItemID, StartedAtMs: started, Reason: protocol.Nullable(a.Reason)}
 	}
-	p["approvalId"] = nil
-	p["command"] = a.Command
-	p["cwd"] = nilIfEmpty(a.Cwd)
-	p["commandActions"] = []any{map[string]any{"type": "unknown", "command": a.Command}}
-	return "item/commandExecution/requestApproval", p
+	return protocol.MethodCommandApproval, protocol.CommandExecutionRequestApprovalParams{ThreadID: a.ThreadID, TurnID: a.TurnID,
+		ItemID: a.ItemID, StartedAtMs: started, Reason: protocol.Nullable(a.Reason), Command: a.Command,
+		Cwd: protocol.Nullable(a.Cwd), CommandActions: protocol.UnknownCommand(a.Command)}
 }
 
 func nilIfEmpty(s string) any {
@@ -205,14 +202,15 @@ func approvalDecision(raw json.RawMessage) string {
 // delivered as a failed call: the model reads it and the turn goes on.
 func (c *conn) askDynamic(d workflows.DynamicCall) {
 	c.startAsk(askKey(d.TurnID, d.ItemID), func(ctx context.Context) {
-		method, params, read := "item/tool/call", dynamicCallParams(d), dynamicAnswer
+		var params any = dynamicCallParams(d)
+		method, read := protocol.MethodToolCall, dynamicAnswer
 		if isUserInput(d) {
 			p, err := userInputParams(d)
 			if err != nil {
 				c.deliverDynamic(d, workflows.DynamicAnswer{ThreadID: d.ThreadID, ItemID: d.ItemID, Error: err.Error()})
 				return
 			}
-			method, params, read = "item/tool/requestUserInput", p, userInputAnswer
+			method, params, read = protocol.MethodRequestUserInput, p, userInputAnswer
 		}
 		id, ch, err := c.send(method, params)
 		if err != nil {
@@ -248,18 +246,9 @@ func (c *conn) deliverDynamic(d workflows.DynamicCall, ans workflows.DynamicAnsw
 	}
 }
 
-func dynamicCallParams(d workflows.DynamicCall) map[string]any {
-	return map[string]any{"threadId": d.ThreadID, "turnId": d.TurnID, "callId": d.CallID, "tool": d.Tool,
-		"namespace": nilIfEmpty(d.Namespace), "arguments": jsonArguments(d.Arguments)}
-}
-
-// jsonArguments is a call's arguments as JSON; arguments that are not
-// valid JSON go as a string.
-func jsonArguments(args string) any {
-	if json.Valid([]byte(args)) {
-		return json.RawMessage(args)
-	}
-	return args
+func dynamicCallParams(d workflows.DynamicCall) protocol.DynamicToolCallParams {
+	return protocol.DynamicToolCallParams{ThreadID: d.ThreadID, TurnID: d.TurnID, CallID: d.CallID, Tool: d.Tool,
+		Namespace: protocol.Nullable(d.Namespace), Arguments: protocol.Arguments(d.Arguments)}
 }
 
 // dynamicAnswer reads a DynamicToolCallResponse.

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -333,7 +334,7 @@ func (c *conn) lineTooLong(head []byte) {
 	c.logf("dropped a line over %d bytes", MaxLineBytes)
 	c.fail(id, &rpcError{Code: codeInvalidParams,
 		Message: fmt.Sprintf("Input exceeds the maximum line length of %d bytes; the message was dropped.", MaxLineBytes),
-		Data:    map[string]any{"input_error_code": "input_too_large", "max_bytes": MaxLineBytes}})
+		Data:    protocol.InputErrorData{InputErrorCode: "input_too_large", MaxBytes: MaxLineBytes}})
 }
 
 func (c *conn) handleNotification(method string) {
@@ -358,7 +359,7 @@ func (c *conn) handleResponse(id, result, errObj json.RawMessage) {
 	}
 	msg := fmt.Sprintf("received a response to request id %s, but this server has no request with that id waiting for an answer; it was ignored", id)
 	c.logf("%s", msg)
-	c.notify(notification{Method: "warning", Params: map[string]any{"threadId": nil, "message": msg}})
+	c.notify(notice(protocol.Warning{Message: msg}))
 }
 
 // result is what a handler returns: the result to send, and optionally

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 )
 
 // The methods Codex's own clients (the TUI, `codex exec --remote`) call
@@ -18,20 +20,20 @@ import (
 // nothing (no ChatGPT login: requiresOpenaiAuth stays false, so the TUI
 // asks for none).
 func (c *conn) accountRead(json.RawMessage, json.RawMessage) (*result, error) {
-	var account any
+	var account *protocol.Account
 	if c.s.opts.APIKey {
-		account = map[string]any{"type": "apiKey"}
+		account = &protocol.Account{Type: "apiKey"}
 	}
-	return &result{value: map[string]any{"account": account, "requiresOpenaiAuth": false}}, nil
+	return &result{value: protocol.GetAccountResponse{Account: account}}, nil
 }
 
 func (c *conn) configRequirementsRead(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"requirements": nil}}, nil
+	return &result{value: protocol.ConfigRequirementsReadResponse{}}, nil
 }
 
 // emptyData answers a list method with nothing in it.
 func emptyData(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"data": []any{}}}, nil
+	return &result{value: protocol.List[json.RawMessage]{Data: []json.RawMessage{}}}, nil
 }
 
 func (c *conn) hooksList(id, raw json.RawMessage) (*result, error) { return emptyData(id, raw) }
@@ -41,24 +43,24 @@ func (c *conn) hooksList(id, raw json.RawMessage) (*result, error) { return empt
 // runtimeStatus is "disabled" for a disabled one and null (unknown) for
 // the others.
 func (c *conn) mcpServerStatusList(json.RawMessage, json.RawMessage) (*result, error) {
-	data := []map[string]any{}
+	data := []protocol.McpServerStatus{}
 	for _, m := range c.s.opts.MCPServers {
 		auth := "unsupported"
 		if m.BearerToken {
 			auth = "bearerToken"
 		}
-		var status any
+		var status *string
 		if m.Disabled {
-			status = "disabled"
+			status = protocol.Nullable("disabled")
 		}
-		data = append(data, map[string]any{"name": m.Name, "authStatus": auth, "tools": map[string]any{},
-			"resources": []any{}, "resourceTemplates": []any{}, "runtimeStatus": status})
+		data = append(data, protocol.McpServerStatus{Name: m.Name, AuthStatus: auth, Tools: map[string]json.RawMessage{},
+			Resources: []json.RawMessage{}, ResourceTemplates: []json.RawMessage{}, RuntimeStatus: status})
 	}
-	return &result{value: map[string]any{"data": data, "nextCursor": nil}}, nil
+	return &result{value: protocol.Page[protocol.McpServerStatus]{Data: data}}, nil
 }
 
 func (c *conn) pluginInstalled(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"marketplaces": []any{}, "marketplaceLoadErrors": []any{}}}, nil
+	return &result{value: protocol.PluginInstalledResponse{Marketplaces: []json.RawMessage{}, MarketplaceLoadErrors: []json.RawMessage{}}}, nil
 }
 
 // threadLoadedList lists the threads this connection follows (a thread is
@@ -71,7 +73,7 @@ func (c *conn) threadLoadedList(json.RawMessage, json.RawMessage) (*result, erro
 	}
 	c.mu.Unlock()
 	sort.Strings(ids)
-	return &result{value: map[string]any{"data": ids, "nextCursor": nil}}, nil
+	return &result{value: protocol.Page[string]{Data: ids}}, nil
 }
 
 // SkillLister is a Backend that can list skills (skills/list); without it
@@ -105,37 +107,35 @@ func (c *conn) skillsList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 		p.Cwds = []string{c.s.opts.Cwd}
 	}
 	lister, _ := c.s.backend.(SkillLister)
-	data := make([]map[string]any, 0, len(p.Cwds))
+	data := make([]protocol.SkillsListEntry, 0, len(p.Cwds))
 	for _, cwd := range p.Cwds {
-		entry := map[string]any{"cwd": cwd, "skills": []any{}, "errors": []any{}}
-		data = append(data, entry)
+		entry := protocol.SkillsListEntry{Cwd: cwd, Skills: []protocol.SkillMetadata{}, Errors: []protocol.SkillErrorInfo{}}
 		if lister == nil {
+			data = append(data, entry)
 			continue
 		}
 		ctx, cancel := c.requestContext()
 		found, warnings, err := lister.Skills(ctx, c.absPath(cwd))
 		cancel()
-		errs := []map[string]any{}
 		if err != nil {
 			warnings = append(warnings, err.Error())
 		}
 		for _, w := range warnings {
-			errs = append(errs, map[string]any{"path": cwd, "message": w})
+			entry.Errors = append(entry.Errors, protocol.SkillErrorInfo{Path: cwd, Message: w})
 		}
-		list := []map[string]any{}
 		for _, s := range found {
-			list = append(list, map[string]any{"name": s.Name, "description": s.Description, "path": s.Path,
-				"scope": s.Scope, "enabled": true})
+			entry.Skills = append(entry.Skills, protocol.SkillMetadata{Name: s.Name, Description: s.Description, Path: s.Path,
+				Scope: s.Scope, Enabled: true})
 		}
-		entry["skills"], entry["errors"] = list, errs
+		data = append(data, entry)
 	}
-	return &result{value: map[string]any{"data": data}}, nil
+	return &result{value: protocol.List[protocol.SkillsListEntry]{Data: data}}, nil
 }
 
 // bedrockGovCloud: this server talks to no Amazon Bedrock GovCloud
 // region it would warn about.
 func (c *conn) bedrockGovCloud(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: map[string]any{"isGovCloud": false, "shouldWarn": false}}, nil
+	return &result{value: protocol.BedrockGovCloudResponse{}}, nil
 }
 
 // threadGoalGet: threads here have no goal (thread/goal/set is not
@@ -145,7 +145,7 @@ func (c *conn) threadGoalGet(_ json.RawMessage, raw json.RawMessage) (*result, e
 	if err := decodeParams(raw, &p, "threadId"); err != nil {
 		return nil, err
 	}
-	return &result{value: map[string]any{"goal": nil}}, nil
+	return &result{value: protocol.ThreadGoalGetResponse{}}, nil
 }
 
 // backgroundTerminalsList (an experimental method the TUI calls on
@@ -156,5 +156,5 @@ func (c *conn) backgroundTerminalsList(_ json.RawMessage, raw json.RawMessage) (
 	if err := decodeParams(raw, &p, "threadId"); err != nil {
 		return nil, err
 	}
-	return &result{value: map[string]any{"data": []any{}, "nextCursor": nil}}, nil
+	return &result{value: protocol.Page[json.RawMessage]{Data: []json.RawMessage{}}}, nil
 }

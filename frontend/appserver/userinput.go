@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -21,19 +22,17 @@ const (
 )
 
 func userInputToolSpec() harness.ExternalTool {
-	option := map[string]any{"type": "object", "required": []string{"label", "description"},
-		"properties": map[string]any{"label": map[string]any{"type": "string"}, "description": map[string]any{"type": "string"}}}
-	question := map[string]any{"type": "object", "required": []string{"id", "header", "question"},
-		"properties": map[string]any{
-			"id":       map[string]any{"type": "string", "description": "A short id for the answer to refer to"},
-			"header":   map[string]any{"type": "string", "description": "A few words shown as the question's title"},
-			"question": map[string]any{"type": "string"},
-			"options":  map[string]any{"type": "array", "items": option, "description": "Choices to offer, if any"},
-		}}
+	option := harness.Object([]string{"label", "description"},
+		harness.P("description", harness.Str("")), harness.P("label", harness.Str("")))
+	question := harness.Object([]string{"id", "header", "question"},
+		harness.P("header", harness.Str("A few words shown as the question's title")),
+		harness.P("id", harness.Str("A short id for the answer to refer to")),
+		harness.P("options", harness.Arr("Choices to offer, if any", option)),
+		harness.P("question", harness.Str("")))
 	return harness.ExternalTool{Name: userInputTool, Source: harness.SourceDynamic, Tool: userInputTool, Server: userInputNamespace,
 		Description: "Ask the user one or more questions and wait for the answers. Use it only when you cannot go on without the user's decision.",
-		Parameters: map[string]any{"type": "object", "required": []string{"questions"},
-			"properties": map[string]any{"questions": map[string]any{"type": "array", "items": question, "minItems": 1}}}}
+		Parameters: harness.Object([]string{"questions"},
+			harness.P("questions", harness.With(harness.Arr("", question), "minItems", 1)))}
 }
 
 func isUserInput(d workflows.DynamicCall) bool {
@@ -41,7 +40,7 @@ func isUserInput(d workflows.DynamicCall) bool {
 }
 
 // userInputParams reads the model's questions as ToolRequestUserInputParams.
-func userInputParams(d workflows.DynamicCall) (map[string]any, error) {
+func userInputParams(d workflows.DynamicCall) (protocol.ToolRequestUserInputParams, error) {
 	var args struct {
 		Questions []struct {
 			ID       string `json:"id"`
@@ -54,35 +53,30 @@ func userInputParams(d workflows.DynamicCall) (map[string]any, error) {
 		} `json:"questions"`
 	}
 	if err := json.Unmarshal([]byte(d.Arguments), &args); err != nil {
-		return nil, fmt.Errorf("invalid arguments for %s: %v", userInputTool, err)
+		return protocol.ToolRequestUserInputParams{}, fmt.Errorf("invalid arguments for %s: %v", userInputTool, err)
 	}
 	if len(args.Questions) == 0 {
-		return nil, fmt.Errorf("invalid arguments for %s: `questions` is empty", userInputTool)
+		return protocol.ToolRequestUserInputParams{}, fmt.Errorf("invalid arguments for %s: `questions` is empty", userInputTool)
 	}
-	qs := []map[string]any{}
+	qs := []protocol.ToolRequestUserInputItem{}
 	for i, q := range args.Questions {
 		if strings.TrimSpace(q.Question) == "" {
-			return nil, fmt.Errorf("invalid arguments for %s: questions[%d].question is empty", userInputTool, i)
+			return protocol.ToolRequestUserInputParams{}, fmt.Errorf("invalid arguments for %s: questions[%d].question is empty", userInputTool, i)
 		}
 		id := q.ID
 		if id == "" {
 			id = fmt.Sprintf("q%d", i+1)
 		}
-		var opts any
-		if len(q.Options) > 0 {
-			list := []map[string]any{}
-			for _, o := range q.Options {
-				list = append(list, map[string]any{"label": o.Label, "description": o.Description})
-			}
-			opts = list
+		var opts []protocol.ToolRequestUserInputOption // null: none
+		for _, o := range q.Options {
+			opts = append(opts, protocol.ToolRequestUserInputOption{Label: o.Label, Description: o.Description})
 		}
 		// isOther: any answer the user types is read, choice or not.
-		qs = append(qs, map[string]any{"id": id, "header": orDefault(q.Header, id), "question": q.Question,
-			"isOther": true, "isSecret": false, "options": opts})
+		qs = append(qs, protocol.ToolRequestUserInputItem{ID: id, Header: orDefault(q.Header, id), Question: q.Question,
+			IsOther: true, Options: opts})
 	}
-	return map[string]any{"threadId": d.ThreadID, "turnId": d.TurnID, "itemId": d.ItemID, "questions": qs, "autoResolutionMs": nil,
-		// Required since 0.171: the turn waits for the answer.
-		"isBlocking": true}, nil
+	return protocol.ToolRequestUserInputParams{ThreadID: d.ThreadID, TurnID: d.TurnID, ItemID: d.ItemID, Questions: qs,
+		IsBlocking: true}, nil
 }
 
 // userInputAnswer turns a ToolRequestUserInputResponse into the tool's

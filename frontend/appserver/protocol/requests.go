@@ -4,10 +4,10 @@ package protocol
 
 // Server request methods.
 const (
-	MethodCommandApproval  = "item/commandExecution/requestApproval"
-	MethodFileChangeApprov = "item/fileChange/requestApproval"
-	MethodToolCall         = "item/tool/call"
-	MethodRequestUserInput = "item/tool/requestUserInput"
+	MethodCommandApproval    = "item/commandExecution/requestApproval"
+	MethodFileChangeApproval = "item/fileChange/requestApproval"
+	MethodToolCall           = "item/tool/call"
+	MethodRequestUserInput   = "item/tool/requestUserInput"
 )
 
 // CommandExecutionRequestApprovalParams asks whether a command may run.
