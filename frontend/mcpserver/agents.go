@@ -39,59 +39,60 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 // Codex's field is not optional, and its own begin shows this one too.
 const defaultEffort = "medium"
 
-// agentStatus is an agent's state as Codex's AgentStatus serializes.
-func agentStatus(s workflows.AgentState) any {
+// statusOf is an agent's state as Codex's AgentStatus serializes.
+func statusOf(s workflows.AgentState) agentStatus {
 	switch s.Status {
 	case workflows.AgentCompleted:
-		if s.Message == "" {
-			return map[string]any{"completed": nil}
-		}
-		return map[string]any{"completed": s.Message}
+		return agentStatus{Name: s.Status, Message: nilIfEmpty(s.Message)}
 	case workflows.AgentErrored:
-		return map[string]any{"errored": s.Message}
+		msg := s.Message
+		return agentStatus{Name: s.Status, Message: &msg}
 	case "":
-		return workflows.AgentNotFound
+		return agentStatus{Name: workflows.AgentNotFound}
 	}
-	return s.Status
+	return agentStatus{Name: s.Status}
 }
 
-// collabBegin is the begin message of a sub-agent tool call.
-func (m *eventMapper) collabBegin(it *workflows.Item) msg {
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// collabBegin is the begin message of a sub-agent tool call (nil for a
+// tool that has none).
+func (m *eventMapper) collabBegin(it *workflows.Item) codexEvent {
 	a := it.Agent
-	base := msg{"call_id": it.ID, "started_at_ms": nowMs(), "sender_thread_id": a.SenderThreadID}
+	base := collabBegin{CallID: it.ID, StartedAtMs: nowMs(), SenderThreadID: a.SenderThreadID}
 	receiver := first(a.Receivers)
 	switch a.Tool {
 	case "spawn_agent", runAgent:
-		base["type"], base["prompt"], base["model"], base["reasoning_effort"] = "collab_agent_spawn_begin", a.Prompt, a.Model, effort(a)
+		return collabSpawnBeginEvent{collabBegin: base, Prompt: a.Prompt, Model: a.Model, ReasoningEffort: effort(a)}
 	case "send_input":
-		base["type"], base["receiver_thread_id"], base["prompt"] = "collab_agent_interaction_begin", receiver, a.Prompt
+		return collabInteractionBeginEvent{collabBegin: base, ReceiverThreadID: receiver, Prompt: a.Prompt}
 	case "wait_agent":
-		base["type"], base["receiver_thread_ids"] = "collab_waiting_begin", orEmpty(a.Receivers)
-		var refs []any
+		e := collabWaitingBeginEvent{collabBegin: base, ReceiverThreadIDs: orEmpty(a.Receivers)}
 		for _, id := range a.Receivers {
 			if k, ok := m.agents[id]; ok {
-				refs = append(refs, agentRef(k, nil))
+				e.ReceiverAgents = append(e.ReceiverAgents, agentRefOf(k, nil))
 			}
 		}
-		if len(refs) > 0 {
-			base["receiver_agents"] = refs
-		}
+		return e
 	case "close_agent":
-		base["type"], base["receiver_thread_id"] = "collab_close_begin", receiver
+		return collabCloseBeginEvent{collabBegin: base, ReceiverThreadID: receiver}
 	case "resume_agent":
-		// Codex 0.140 names the agent only in the end.
-		base["type"], base["receiver_thread_id"] = "collab_resume_begin", receiver
-	default:
-		return nil
+		return collabResumeBeginEvent{collabBegin: base, ReceiverThreadID: receiver}
 	}
-	return base
+	return nil
 }
 
-// collabEnd is the end message of a sub-agent tool call; it also keeps
-// what it says of the agents, for the later messages of the stream.
-func (m *eventMapper) collabEnd(it *workflows.Item) msg {
+// collabEnd is the end message of a sub-agent tool call (nil for a tool
+// that has none); it also keeps what it says of the agents, for the later
+// messages of the stream.
+func (m *eventMapper) collabEnd(it *workflows.Item) codexEvent {
 	a := it.Agent
-	base := msg{"call_id": it.ID, "completed_at_ms": nowMs(), "sender_thread_id": a.SenderThreadID}
+	base := collabEnd{CallID: it.ID, CompletedAtMs: nowMs(), SenderThreadID: a.SenderThreadID}
 	var st workflows.AgentState
 	if len(a.Agents) > 0 {
 		st = a.Agents[0]
@@ -105,63 +106,52 @@ func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 	// last one this stream knew, else what the call left.
 	before, known := m.agents[st.ThreadID]
 	defer func() { m.remember(a.Agents) }()
+	names := receiverNames{ReceiverAgentNickname: st.Nickname, ReceiverAgentRole: st.Role}
 	switch a.Tool {
 	case "spawn_agent", runAgent:
-		base["type"], base["prompt"], base["model"], base["reasoning_effort"] = "collab_agent_spawn_end", a.Prompt, orDefault(a.Model, st.Model), effort(a)
-		base["new_thread_id"] = nil
-		base["status"] = workflows.AgentNotFound
+		e := collabSpawnEndEvent{collabEnd: base, Prompt: a.Prompt, Model: orDefault(a.Model, st.Model), ReasoningEffort: effort(a),
+			Status: agentStatus{Name: workflows.AgentNotFound}}
 		if it.Status == workflows.StatusCompleted && st.ThreadID != "" {
-			base["new_thread_id"], base["status"] = st.ThreadID, agentStatus(st)
+			id := st.ThreadID
+			e.NewThreadID, e.Status = &id, statusOf(st)
 			if a.Tool == "spawn_agent" && st.Status == workflows.AgentRunning {
 				// Codex 0.140 reports a just-spawned agent as not yet
 				// started, whether or not its first turn has begun.
-				base["status"] = workflows.AgentPendingInit
+				e.Status = agentStatus{Name: workflows.AgentPendingInit}
 			}
-			if st.Nickname != "" {
-				base["new_agent_nickname"] = st.Nickname
-			}
-			if st.Role != "" {
-				base["new_agent_role"] = st.Role
-			}
+			e.NewAgentNickname, e.NewAgentRole = st.Nickname, st.Role
 		}
+		return e
 	case "send_input":
-		base["type"], base["receiver_thread_id"], base["prompt"], base["status"] = "collab_agent_interaction_end", st.ThreadID, a.Prompt, agentStatus(st)
-		m.addNames(base, st)
+		return collabInteractionEndEvent{collabEnd: base, ReceiverThreadID: st.ThreadID, Prompt: a.Prompt, Status: statusOf(st),
+			receiverNames: names}
 	case "wait_agent":
-		base["type"] = "collab_waiting_end"
-		entries, statuses := []any{}, map[string]any{}
+		e := collabWaitingEndEvent{collabEnd: base, Statuses: map[string]agentStatus{}}
 		for _, s := range a.Agents {
 			if !final(s.Status) {
 				continue // as the tool's result: the agents that are done
 			}
-			e := agentRef(s, agentStatus(s))
-			entries = append(entries, e)
-			statuses[s.ThreadID] = agentStatus(s)
+			status := statusOf(s)
+			e.AgentStatuses = append(e.AgentStatuses, agentRefOf(s, &status))
+			e.Statuses[s.ThreadID] = status
 		}
-		if len(entries) > 0 {
-			base["agent_statuses"] = entries
-		}
-		base["statuses"] = statuses
+		return e
 	case "close_agent":
-		base["type"], base["receiver_thread_id"] = "collab_close_end", st.ThreadID
+		e := collabCloseEndEvent{collabEnd: base, ReceiverThreadID: st.ThreadID, Status: statusOf(st), receiverNames: names}
 		if known && before.Status != "" {
-			base["status"] = agentStatus(before)
-		} else {
-			base["status"] = agentStatus(st)
+			e.Status = statusOf(before)
 		}
-		m.addNames(base, st)
+		return e
 	case "resume_agent":
-		base["type"], base["receiver_thread_id"], base["status"] = "collab_resume_end", st.ThreadID, agentStatus(st)
+		e := collabResumeEndEvent{collabEnd: base, ReceiverThreadID: st.ThreadID, Status: statusOf(st), receiverNames: names}
 		if it.Status == workflows.StatusCompleted && reopened(st.Status) {
 			// A reopened agent waits for input: Codex 0.140 says
 			// pending_init, not the last status it had before the close.
-			base["status"] = workflows.AgentPendingInit
+			e.Status = agentStatus{Name: workflows.AgentPendingInit}
 		}
-		m.addNames(base, st)
-	default:
-		return nil
+		return e
 	}
-	return base
+	return nil
 }
 
 // remember keeps the agents' last states the stream has shown.
@@ -176,31 +166,10 @@ func (m *eventMapper) remember(states []workflows.AgentState) {
 	}
 }
 
-// addNames sets receiver_agent_nickname and receiver_agent_role, when
-// known.
-func (m *eventMapper) addNames(out msg, s workflows.AgentState) {
-	if s.Nickname != "" {
-		out["receiver_agent_nickname"] = s.Nickname
-	}
-	if s.Role != "" {
-		out["receiver_agent_role"] = s.Role
-	}
-}
-
-// agentRef is Codex's CollabAgentRef, or with a status its
+// agentRefOf is Codex's CollabAgentRef, or with a status its
 // CollabAgentStatusEntry.
-func agentRef(s workflows.AgentState, status any) map[string]any {
-	out := map[string]any{"thread_id": s.ThreadID}
-	if s.Nickname != "" {
-		out["agent_nickname"] = s.Nickname
-	}
-	if s.Role != "" {
-		out["agent_role"] = s.Role
-	}
-	if status != nil {
-		out["status"] = status
-	}
-	return out
+func agentRefOf(s workflows.AgentState, status *agentStatus) agentRef {
+	return agentRef{ThreadID: s.ThreadID, AgentNickname: s.Nickname, AgentRole: s.Role, Status: status}
 }
 
 // reopened: a resumed agent in this state sits idle, waiting for input.

@@ -21,7 +21,9 @@ func TestCollabMessagesMatchCodex140(t *testing.T) {
 	var m eventMapper
 	var got []msg
 	for _, e := range oneAgentLife() {
-		got = append(got, m.messages(e)...)
+		for _, x := range m.messages(e) {
+			got = append(got, readBack(t, x))
+		}
 	}
 	var gotTypes, wantTypes []string
 	for _, g := range got {
@@ -190,6 +192,16 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// readBack is a message as a client reads it.
+func readBack(t *testing.T, m msg) msg {
+	t.Helper()
+	var out msg
+	if err := json.Unmarshal([]byte(mustJSON(m)), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func jsonRound(t *testing.T, m msg) any {

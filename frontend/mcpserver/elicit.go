@@ -23,7 +23,7 @@ var elicitSeq atomic.Int64
 // elicit sends elicitation/create and waits for the client's raw result:
 // raw, because clients written for Codex answer {decision: ...}, which the
 // SDK's ElicitResult would drop.
-func (c *codexConn) elicit(ctx context.Context, params map[string]any) (json.RawMessage, error) {
+func (c *codexConn) elicit(ctx context.Context, params any) (json.RawMessage, error) {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("encoding elicitation: %w", err)
@@ -109,27 +109,23 @@ func decisionOf(raw json.RawMessage) string {
 
 // approvalParams are elicitation/create's params for a pending approval:
 // the MCP fields plus the extra ones Codex's clients read.
-func approvalParams(a *workflows.Approval, callID string) map[string]any {
-	p := map[string]any{
-		"threadId":        a.ThreadID,
-		"codex_call_id":   callID,
-		"codex_event_id":  a.ItemID,
-		"requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}},
-	}
+func approvalParams(a *workflows.Approval, callID string) approvalElicitation {
+	p := approvalElicitation{ThreadID: a.ThreadID, CodexCallID: callID, CodexEventID: a.ItemID,
+		RequestedSchema: requestedSchema{Type: "object"}}
 	if a.Kind == "patch" {
-		p["message"] = "Allow these file changes?\n" + a.Diff
-		p["codex_elicitation"] = "patch-approval"
-		p["codex_changes"] = a.Diff
-		p["codex_reason"] = a.Reason
+		diff, reason := a.Diff, a.Reason
+		p.Message = "Allow these file changes?\n" + a.Diff
+		p.CodexElicitation = "patch-approval"
+		p.CodexChanges, p.CodexReason = &diff, &reason
 		return p
 	}
-	p["message"] = fmt.Sprintf("Allow running `%s` in `%s`?", a.Command, a.Cwd)
+	p.Message = fmt.Sprintf("Allow running `%s` in `%s`?", a.Command, a.Cwd)
 	if a.Reason != "" {
-		p["message"] = p["message"].(string) + " (" + a.Reason + ")"
+		p.Message += " (" + a.Reason + ")"
 	}
-	p["codex_elicitation"] = "exec-approval"
-	p["codex_command"] = a.Command
-	p["codex_cwd"] = a.Cwd
+	command, cwd := a.Command, a.Cwd
+	p.CodexElicitation = "exec-approval"
+	p.CodexCommand, p.CodexCwd = &command, &cwd
 	return p
 }
 

@@ -42,7 +42,7 @@ func inClientTerms(req openRequest, r *jsonrpc.Response) *jsonrpc.Response {
 	}
 	_ = json.Unmarshal(req.params, &p)
 	text := `validating "arguments": arguments must be an object, not ` + kindOf(p.Arguments)
-	res["content"], _ = json.Marshal([]map[string]any{{"type": "text", "text": text}})
+	res["content"], _ = json.Marshal([]textContent{{Type: "text", Text: text}})
 	out, err := json.Marshal(res)
 	if err != nil {
 		return r

@@ -3,31 +3,16 @@ package mcpserver
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// msg is one Codex event message: {"type": ..., fields...}, the `msg` of a
-// codex/event notification. Types and field names follow Codex's protocol
-// (snake_case), so clients written for Codex read them.
-type msg map[string]any
-
 // sessionConfigured is the first message of a codex call.
 func sessionConfigured(st Started) msg {
 	c := st.Config
-	return msg{
-		"type":                "session_configured",
-		"session_id":          st.ThreadID,
-		"thread_id":           st.ThreadID,
-		"model":               c.Model,
-		"model_provider_id":   c.Provider.ID,
-		"approval_policy":     c.ApprovalPolicy,
-		"sandbox_policy":      map[string]any{"type": c.SandboxMode},
-		"cwd":                 c.Cwd,
-		"history_log_id":      0,
-		"history_entry_count": 0,
-	}
+	return event(sessionConfiguredEvent{SessionID: st.ThreadID, ThreadID: st.ThreadID, Model: c.Model,
+		ModelProviderID: c.Provider.ID, ApprovalPolicy: c.ApprovalPolicy, SandboxPolicy: sandboxPolicy{Type: c.SandboxMode},
+		Cwd: c.Cwd})
 }
 
 // eventMapper turns a turn's event log into Codex event messages. The
@@ -44,7 +29,7 @@ type eventMapper struct {
 }
 
 func taskStarted(turnID string) msg {
-	return msg{"type": "task_started", "turn_id": turnID, "model_context_window": nil}
+	return event(taskStartedEvent{TurnID: turnID})
 }
 
 func (m *eventMapper) messages(e workflows.Event) []msg {
@@ -79,20 +64,20 @@ func (m *eventMapper) begin(it *workflows.Item) []msg {
 	switch it.Type {
 	case workflows.ItemCommandExecution:
 		m.began[it.ID] = true
-		return []msg{{"type": "exec_command_begin", "call_id": it.ID, "command": argv(it.Command), "cwd": it.Cwd, "parsed_cmd": []any{}}}
+		return []msg{event(execCommandBeginEvent{CallID: it.ID, Command: argv(it.Command), Cwd: it.Cwd, ParsedCmd: []json.RawMessage{}})}
 	case workflows.ItemFileChange:
 		m.began[it.ID] = true
-		return []msg{{"type": "patch_apply_begin", "call_id": it.ID, "auto_approved": true, "changes": changes(it)}}
+		return []msg{event(patchApplyBeginEvent{CallID: it.ID, AutoApproved: true, Changes: changes(it)})}
 	case workflows.ItemMCPToolCall:
 		m.began[it.ID] = true
-		return []msg{{"type": "mcp_tool_call_begin", "call_id": it.ID, "invocation": invocation(it)}}
+		return []msg{event(mcpToolCallBeginEvent{CallID: it.ID, Invocation: invocation(it)})}
 	case workflows.ItemCollabAgentToolCall:
 		if it.Agent == nil {
 			return nil
 		}
 		if b := m.collabBegin(it); b != nil {
 			m.began[it.ID] = true
-			return []msg{b}
+			return []msg{event(b)}
 		}
 	}
 	return nil
@@ -103,14 +88,14 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 	case workflows.ItemAgentMessage:
 		// Its agent_message_delta messages come from the live view (see
 		// livePoller.handle).
-		return []msg{{"type": "agent_message", "message": it.Text}}
+		return []msg{event(agentMessageEvent{Message: it.Text})}
 	case workflows.ItemReasoning:
-		return []msg{{"type": "agent_reasoning", "text": it.Text}}
+		return []msg{event(agentReasoningEvent{Text: it.Text})}
 	case workflows.ItemCommandExecution:
 		return append(m.begin(it), execEnd(it))
 	case workflows.ItemFileChange:
-		return append(m.begin(it), msg{"type": "patch_apply_end", "call_id": it.ID, "success": it.Status == workflows.StatusCompleted,
-			"stdout": "", "stderr": "", "changes": changes(it)})
+		return append(m.begin(it), event(patchApplyEndEvent{CallID: it.ID, Success: it.Status == workflows.StatusCompleted,
+			Changes: changes(it)}))
 	case workflows.ItemMCPToolCall:
 		return append(m.begin(it), mcpEnd(it))
 	case workflows.ItemCollabAgentToolCall:
@@ -118,22 +103,22 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 			return nil
 		}
 		if end := m.collabEnd(it); end != nil {
-			return append(m.begin(it), end)
+			return append(m.begin(it), event(end))
 		}
 	case workflows.ItemTodoList:
-		plan := make([]any, 0, len(it.Items))
+		plan := make([]planStep, 0, len(it.Items))
 		for _, t := range it.Items {
 			status := "pending"
 			if t.Completed {
 				status = "completed"
 			}
-			plan = append(plan, map[string]any{"step": t.Text, "status": status})
+			plan = append(plan, planStep{Step: t.Text, Status: status})
 		}
-		return []msg{{"type": "plan_update", "plan": plan}}
+		return []msg{event(planUpdateEvent{Plan: plan})}
 	case workflows.ItemError:
 		// A tool error the model is told about; the turn goes on, so it is
 		// not Codex's (turn-ending) error message.
-		return []msg{{"type": "warning", "message": it.Message}}
+		return []msg{event(warningEvent{Message: it.Message})}
 	}
 	return nil
 }
@@ -143,18 +128,18 @@ func execEnd(it *workflows.Item) msg {
 	if it.ExitCode != nil {
 		exit = *it.ExitCode
 	}
-	return msg{
-		"type": "exec_command_end", "call_id": it.ID, "command": argv(it.Command), "cwd": it.Cwd,
-		"exit_code": exit, "stdout": it.AggregatedOutput, "stderr": "",
-		"aggregated_output": it.AggregatedOutput, "formatted_output": it.AggregatedOutput,
-		"duration": duration(it.DurationMs),
-		"status":   workflows.ShownStatus(it.Status),
-	}
+	return event(execCommandEndEvent{
+		CallID: it.ID, Command: argv(it.Command), Cwd: it.Cwd,
+		ExitCode: exit, Stdout: it.AggregatedOutput,
+		AggregatedOutput: it.AggregatedOutput, FormattedOutput: it.AggregatedOutput,
+		Duration: durationOf(it.DurationMs),
+		Status:   workflows.ShownStatus(it.Status),
+	})
 }
 
 // invocation is Codex's McpInvocation: the server, its tool and the
 // arguments as JSON (null when there are none).
-func invocation(it *workflows.Item) map[string]any {
+func invocation(it *workflows.Item) mcpInvocation {
 	var args any
 	switch {
 	case it.Arguments == "":
@@ -163,7 +148,7 @@ func invocation(it *workflows.Item) map[string]any {
 	default:
 		args = it.Arguments // not JSON: shown as the model wrote it
 	}
-	return map[string]any{"server": it.Server, "tool": it.Tool, "arguments": args}
+	return mcpInvocation{Server: it.Server, Tool: it.Tool, Arguments: args}
 }
 
 // mcpEnd is Codex's mcp_tool_call_end. Its result serializes as Rust's
@@ -172,35 +157,28 @@ func invocation(it *workflows.Item) map[string]any {
 // (the log does not tell a tool's own error result from a failed call, and
 // both are failures to a client: Codex's is_success is false for either).
 func mcpEnd(it *workflows.Item) msg {
-	var result map[string]any
+	var result mcpResult
 	if it.Status == workflows.StatusCompleted {
-		result = map[string]any{"Ok": map[string]any{
-			"content": []any{map[string]any{"type": "text", "text": it.Result}}, "isError": false}}
+		result.Ok = &callToolResult{Content: []textContent{{Type: "text", Text: it.Result}}}
 	} else {
 		errText := it.Message
 		if errText == "" {
 			errText = "the call failed"
 		}
-		result = map[string]any{"Err": errText}
+		result.Err = &errText
 	}
-	return msg{"type": "mcp_tool_call_end", "call_id": it.ID, "invocation": invocation(it),
-		"duration": duration(it.DurationMs), "result": result}
-}
-
-// duration is a Rust Duration as serde writes it.
-func duration(ms int64) map[string]any {
-	d := time.Duration(ms) * time.Millisecond
-	return map[string]any{"secs": int64(d / time.Second), "nanos": int64(d % time.Second)}
+	return event(mcpToolCallEndEvent{CallID: it.ID, Invocation: invocation(it),
+		Duration: durationOf(it.DurationMs), Result: result})
 }
 
 // argv shows a command the way Codex's events do, as an argument vector;
 // the log holds the shell line.
 func argv(command string) []string { return []string{"bash", "-lc", command} }
 
-func changes(it *workflows.Item) map[string]any {
-	out := map[string]any{}
+func changes(it *workflows.Item) map[string]fileChange {
+	out := map[string]fileChange{}
 	for _, ch := range it.Changes {
-		out[ch.Path] = map[string]any{"type": ch.Kind}
+		out[ch.Path] = fileChange{Type: ch.Kind}
 	}
 	return out
 }
@@ -208,33 +186,19 @@ func changes(it *workflows.Item) map[string]any {
 // endMessages are a turn's last messages, from its result: token_count,
 // then task_complete, turn_aborted or error.
 func endMessages(res workflows.TurnResult) []msg {
-	out := []msg{{"type": "token_count", "info": map[string]any{
-		"total_token_usage":    tokenUsage(res),
-		"last_token_usage":     tokenUsage(res),
-		"model_context_window": nil,
-	}, "rate_limits": nil}}
+	usage := usageOf(res)
+	out := []msg{event(tokenCountEvent{Info: tokenCountInfo{TotalTokenUsage: usage, LastTokenUsage: usage}})}
 	switch res.Status {
 	case workflows.StatusCompleted:
-		var last any
+		var last *string
 		if res.FinalMessage != "" {
-			last = res.FinalMessage
+			last = &res.FinalMessage
 		}
-		return append(out, msg{"type": "task_complete", "turn_id": res.TurnID, "last_agent_message": last})
+		return append(out, event(taskCompleteEvent{TurnID: res.TurnID, LastAgentMessage: last}))
 	case workflows.StatusInterrupted:
-		return append(out, msg{"type": "turn_aborted", "turn_id": res.TurnID, "reason": "interrupted"})
+		return append(out, event(turnAbortedEvent{TurnID: res.TurnID, Reason: "interrupted"}))
 	}
-	return append(out, msg{"type": "error", "message": failure(res)})
-}
-
-func tokenUsage(res workflows.TurnResult) map[string]any {
-	u := res.Usage
-	return map[string]any{
-		"input_tokens":            u.InputTokens,
-		"cached_input_tokens":     u.CachedInputTokens,
-		"output_tokens":           u.OutputTokens,
-		"reasoning_output_tokens": u.ReasoningTokens,
-		"total_tokens":            u.InputTokens + u.OutputTokens,
-	}
+	return append(out, event(errorEvent{Message: failure(res)}))
 }
 
 // failure says why a turn did not complete.
@@ -248,55 +212,50 @@ func failure(res workflows.TurnResult) string {
 // isDelta tells the streaming messages apart; they get no
 // notifications/progress of their own.
 func isDelta(m msg) bool {
-	t, _ := m["type"].(string)
+	t := m.kind()
 	return t == "agent_message_delta" || t == "exec_command_output_delta"
 }
 
 // summary is a short line for notifications/progress.
 func summary(m msg) string {
-	t, _ := m["type"].(string)
-	switch t {
-	case "exec_command_begin":
-		if cmd, ok := m["command"].([]string); ok && len(cmd) > 0 {
-			return "running: " + cmd[len(cmd)-1]
+	switch e := m.typed().(type) {
+	case execCommandBeginEvent:
+		if len(e.Command) > 0 {
+			return "running: " + e.Command[len(e.Command)-1]
 		}
-	case "mcp_tool_call_begin":
-		if inv, ok := m["invocation"].(map[string]any); ok {
-			return fmt.Sprintf("calling: %v · %v", inv["server"], inv["tool"])
-		}
-	case "agent_message":
+	case mcpToolCallBeginEvent:
+		return fmt.Sprintf("calling: %v · %v", e.Invocation.Server, e.Invocation.Tool)
+	case agentMessageEvent:
 		return "agent message"
-	case "collab_agent_spawn_end":
-		if id, ok := m["new_thread_id"].(string); ok {
-			return "sub-agent started: " + id
+	case collabSpawnEndEvent:
+		if e.NewThreadID != nil {
+			return "sub-agent started: " + *e.NewThreadID
 		}
-	case "collab_waiting_begin":
+	case collabWaitingBeginEvent:
 		return "waiting for sub-agents"
-	case "task_complete":
+	case taskCompleteEvent:
 		return "turn completed"
-	case "stream_error":
-		if text, ok := m["message"].(string); ok {
-			return text // the retry, as the client's progress shows it
-		}
+	case streamErrorEvent:
+		return e.Message // the retry, as the client's progress shows it
 	}
-	return t
+	return m.kind()
 }
 
 // streamError is Codex's stream_error message, sent for each retry of a
 // model call while it happens: message says which attempt comes next and
 // when, additional_details what failed.
 func streamError(e workflows.Event) msg {
-	var info any
+	var info *codexErrorInfo
 	if r := e.Retry; r != nil {
-		var status any
+		var status *int
 		if r.HTTPStatus != 0 {
-			status = r.HTTPStatus
+			code := r.HTTPStatus
+			status = &code
 		}
-		key := "http_connection_failed"
+		info = &codexErrorInfo{HTTPConnectionFailed: &httpStatus{status}}
 		if r.Kind == workflows.RetryStream {
-			key = "response_stream_disconnected"
+			info = &codexErrorInfo{ResponseStreamDisconnected: &httpStatus{status}}
 		}
-		info = map[string]any{key: map[string]any{"http_status_code": status}}
 	}
-	return msg{"type": "stream_error", "message": workflows.RetryText(e), "codex_error_info": info, "additional_details": e.Error}
+	return event(streamErrorEvent{Message: workflows.RetryText(e), CodexErrorInfo: info, AdditionalDetails: e.Error})
 }

@@ -142,11 +142,15 @@ func errorLine(line []byte, err error) []byte {
 			id = probe.ID
 		}
 	}
-	b, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": le.code, "message": le.msg},
-	})
+	type rpcError struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}
+	b, _ := json.Marshal(struct { // keys in the order they always had
+		Error   rpcError `json:"error"`
+		ID      any      `json:"id"`
+		JSONRPC string   `json:"jsonrpc"`
+	}{rpcError{le.code, le.msg}, id, "2.0"})
 	return b
 }
 
