@@ -419,3 +419,25 @@ type requestedSchema struct {
 	Properties struct{} `json:"properties"`
 	Type       string   `json:"type"`
 }
+
+// The live deltas (for live.go and live_reasoning.go, which still write
+// them as maps): pieces of an agent message, of reasoning, of a command's
+// output (base64).
+
+type agentMessageDeltaEvent struct {
+	Delta string `json:"delta"`
+}
+
+type agentReasoningDeltaEvent struct {
+	Delta string `json:"delta"`
+}
+
+type execCommandOutputDeltaEvent struct {
+	CallID string `json:"call_id"`
+	Stream string `json:"stream"`
+	Chunk  string `json:"chunk"`
+}
+
+func (agentMessageDeltaEvent) eventType() string      { return "agent_message_delta" }
+func (agentReasoningDeltaEvent) eventType() string    { return "agent_reasoning_delta" }
+func (execCommandOutputDeltaEvent) eventType() string { return "exec_command_output_delta" }
