@@ -9,7 +9,11 @@
 // satisfies every release's schema: a field one release requires and an
 // older one does not know is always sent (neither closes its objects to
 // extra fields), and its doc comment names the release that added it
-// ("Since V0171"). The schema tests of the app-server
+// ("Since V0171"). Where the releases differ for what this server sends:
+// Thread.ProjectID, ToolRequestUserInputParams.IsBlocking (both required
+// since 0.171) and McpServerStatus.RuntimeStatus (added in 0.171); the
+// collaborationMode, thread/settings and backgroundTerminals methods are
+// 0.171's experimental ones. The tests of this package and the server's
 // (../schematest) check the messages against each bundle.
 //
 // A pointer field is written as null when nil; a field tagged omitempty

@@ -50,7 +50,7 @@ type ToolRequestUserInputParams struct {
 	ItemID           string                     `json:"itemId"`
 	Questions        []ToolRequestUserInputItem `json:"questions"`
 	AutoResolutionMs *int64                     `json:"autoResolutionMs"`
-	// IsBlocking is required since V0171: the turn waits for the answer.
+	// IsBlocking: Since V0171, required; the turn waits for the answer.
 	IsBlocking bool `json:"isBlocking"`
 }
 

@@ -109,7 +109,7 @@ type McpServerStatus struct {
 	Tools             map[string]json.RawMessage `json:"tools"`
 	Resources         []json.RawMessage          `json:"resources"`
 	ResourceTemplates []json.RawMessage          `json:"resourceTemplates"`
-	// RuntimeStatus is new in V0171: "disabled", or null (unknown).
+	// RuntimeStatus: Since V0171; "disabled", or null (unknown).
 	RuntimeStatus *string `json:"runtimeStatus"`
 }
 

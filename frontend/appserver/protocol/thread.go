@@ -6,7 +6,7 @@ import "encoding/json"
 type Thread struct {
 	ID        string `json:"id"`
 	SessionID string `json:"sessionId"`
-	// ProjectID is required since V0171 (null: this server assigns no
+	// ProjectID: Since V0171, required (null: this server assigns no
 	// projects).
 	ProjectID      *string      `json:"projectId"`
 	ForkedFromID   *string      `json:"forkedFromId"`
