@@ -27,6 +27,7 @@ var (
 
 func statusActive() ThreadStatus { return protocol.StatusActive() }
 
+// turnError is a failed turn's error (codexErrorInfo "other").
 func turnError(msg string) *TurnError {
 	return &TurnError{Message: msg}
 }
