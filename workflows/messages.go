@@ -67,7 +67,7 @@ const (
 	EventApprovalResolved = "approval.resolved"
 	// EventModelRetry: a model call failed in a way worth another try,
 	// which comes after a pause (the event carries a [ModelRetry]; Error
-	// says what failed). Turns from turn code 4 on log it.
+	// says what failed). Turns log it.
 	EventModelRetry = "model.retry"
 	// EventTerminalInteraction: write_stdin typed into a session (the
 	// event carries the exec_command item that started it and Stdin).
@@ -156,8 +156,7 @@ type ThreadConfig struct {
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
 	// HostWait is how long a tool call waits for a host queue that no
-	// worker polls before the turn fails (0: [DefaultHostWait]); turns
-	// from turn code 8 on.
+	// worker polls before the turn fails (0: [DefaultHostWait]).
 	HostWait time.Duration `json:"host_wait,omitempty"`
 	// DynamicTools are tools a front end declared for the thread
 	// (app-server dynamicTools); the front end runs them.

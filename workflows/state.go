@@ -106,8 +106,7 @@ type TurnInput struct {
 	ContextTokens int64 `json:"context_tokens,omitempty"`
 	// DocsDigest identifies the instructions files the thread showed last.
 	DocsDigest string `json:"docs_digest,omitempty"`
-	// Code is the turn code the thread started the turn with ([turnCode]);
-	// 0 for turns started by builds before it.
+	// Code is the turn code the thread started the turn with ([turnCode]).
 	Code int `json:"code,omitempty"`
 	// ExecSessions are the thread's open unified-exec sessions;
 	// NextSession is the next session id, SessionUses the use counter

@@ -229,14 +229,12 @@ func (t *thread) validateArchive(ctx workflow.Context) error {
 	return nil
 }
 
-// archive completes the thread. Only threads that received [UpdateArchive]
-// come here, so histories of older builds never do; the version marker
-// still records which code archived it.
+// archive completes the thread (only threads that received
+// [UpdateArchive] come here).
 func (t *thread) archive(ctx workflow.Context) error {
-	_ = workflow.GetVersion(ctx, "thread-archive", workflow.DefaultVersion, 1)
-	// Its sub-agents end with it (threads of builds before them have none).
+	// Its sub-agents end with it.
 	t.closeAll(ctx)
-	if t.memoryDue() && workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == 1 {
+	if t.memoryDue() {
 		t.extractMemory(ctx)
 	}
 	if len(t.st.ExecSessions) > 0 {
@@ -305,8 +303,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
 	err := t.child.Get(ctx, &res)
 	if r, ok := TurnResultOf(err); ok {
-		// A failed or interrupted turn of turn code 4 or later: its
-		// result comes with the error.
+		// A failed or interrupted turn: its result comes with the error.
 		res, err = r, nil
 	}
 	if err != nil {

@@ -50,6 +50,9 @@ type turn struct {
 // until the model stops, the turn is interrupted (cancelled by its thread),
 // or max_steps / the turn timeout ends it.
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
+	if err := checkTurnCode(ctx, in); err != nil {
+		return TurnResult{}, err
+	}
 	t := &turn{in: in}
 	if in.State != nil {
 		t.st = *in.State
@@ -240,14 +243,10 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 		Reasoning: cfg.Reasoning,
 	}
-	if t.in.Code >= retryCode {
-		return t.callModelRetrying(ctx, in)
-	}
-	return t.callModelOnce(ctx, in)
+	return t.callModelRetrying(ctx, in)
 }
 
-// callModelOnce makes one attempt of a call (before turn code 4, with
-// Temporal's retries inside it).
+// callModelOnce makes one attempt of a call.
 func (t *turn) callModelOnce(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
 	switch {
 	case t.localModelCall():
