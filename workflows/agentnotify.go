@@ -68,19 +68,18 @@ func (t *thread) passNotice(ctx workflow.Context, text string) {
 	})
 }
 
-// unsentWithNotices is what the next turn sends before its prompt: the
-// last turn's unsent entries and the notices that came too late for it
+// takeLateNotices adds to what the next turn sends before its prompt
+// (the last turn's unsent entries) the notices that came too late for it
 // (taken: they are sent once).
-func (t *thread) unsentWithNotices() []harness.Entry {
+func (t *thread) takeLateNotices() {
 	if len(t.st.LateNotices) == 0 {
-		return t.st.Unsent
+		return
 	}
 	out := append([]harness.Entry{}, t.st.Unsent...)
 	for _, n := range t.st.LateNotices {
 		out = append(out, harness.Entry{Kind: harness.KindUser, Text: n})
 	}
 	t.st.Unsent, t.st.LateNotices = out, nil
-	return out
 }
 
 // registerNotices takes the notices the thread passes on; the next model

@@ -452,33 +452,16 @@ type TurnResult struct {
 	Number       int           `json:"number"`
 	Usage        harness.Usage `json:"usage"`
 	Steps        int           `json:"steps"`
-	Transcript   string        `json:"transcript"`
-	NextItem     int           `json:"next_item"`
-	// Unsent are tool outputs the model has not read yet (the turn ended
-	// after the tools ran); the next turn sends them first, so the
-	// transcript never holds a tool call without its output.
-	Unsent []harness.Entry `json:"unsent,omitempty"`
-	// SessionApprovals are the thread's "approve for the session"
-	// decisions after this turn.
-	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
-	// ContextTokens is the size of the conversation at the turn's last
-	// model call (its input and output tokens).
-	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// Carried is the thread's after this turn.
+	Carried
 	// Tail are the turn's last events (a few, within a small budget), for
 	// a reader that comes after the run closed: reading them from the
 	// result costs no replay, which a query of a closed run would. The
 	// thread does not keep them.
 	Tail []Event `json:"tail,omitempty"`
 	// InstructionSources are the instructions files (AGENTS.md...) the
-	// turn found; DocsDigest identifies what the model has been shown.
+	// turn found.
 	InstructionSources []string `json:"instruction_sources,omitempty"`
-	DocsDigest         string   `json:"docs_digest,omitempty"`
-	// ExecSessions are the thread's open unified-exec sessions;
-	// NextSession is the next session id, SessionUses the use counter
-	// that orders them (see unifiedexec.go).
-	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
-	NextSession  int           `json:"next_session,omitempty"`
-	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].

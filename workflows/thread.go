@@ -285,15 +285,10 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
 	cfg = withMode(cfg, q.Request.Mode)
+	t.takeLateNotices()
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
-		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.unsentWithNotices(),
-		SessionApprovals: t.st.SessionApprovals,
-		ContextTokens:    t.st.ContextTokens,
-		Code:             turnCode,
-		DocsDigest:       t.st.DocsDigest,
-		Images:           q.Request.Images,
-		ExecSessions:     t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
+		Prompt: q.Request.Prompt, Carried: t.st.Carried, Code: turnCode, Images: q.Request.Images,
 	}
 	if t.st.Parent != nil {
 		in.RootThread = t.st.Parent.RootID
@@ -309,28 +304,25 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	if err != nil {
 		// The turn workflow reports its own failures as results (or with
 		// them); an error here means it was terminated or timed out from
-		// outside.
+		// outside, or it refused to run (another turn code). The thread
+		// keeps what it had, but for the turn's session ids: its own
+		// sessions are not known, those before it are.
 		res = TurnResult{TurnID: q.TurnID, Number: q.Number, Status: StatusFailed,
-			Error: "turn ended abnormally: " + rootMessage(err), Transcript: t.st.Transcript, NextItem: t.st.NextItem,
-			Unsent: t.st.Unsent}
+			Error: "turn ended abnormally: " + rootMessage(err), Carried: t.st.Carried}
+		res.NextSession += maxExecSessions
+		res.ContextTokens, res.DocsDigest = 0, ""
 		var canceled *temporal.CanceledError
 		if errors.As(err, &canceled) {
 			res.Status, res.Error = StatusInterrupted, ""
 		}
-		res.SessionApprovals = t.st.SessionApprovals
-		// The turn's own sessions are not known; those before it are.
-		res.ExecSessions, res.NextSession, res.SessionUses = t.st.ExecSessions, t.st.NextSession+maxExecSessions, t.st.SessionUses
 	}
-	t.st.SessionApprovals = res.SessionApprovals
-	t.st.ExecSessions, t.st.NextSession, t.st.SessionUses = res.ExecSessions, res.NextSession, res.SessionUses
-	t.st.Transcript = res.Transcript
-	t.st.NextItem = res.NextItem
-	t.st.Unsent = res.Unsent
-	if res.DocsDigest != "" {
-		t.st.DocsDigest = res.DocsDigest
+	kept := t.st.Carried
+	t.st.Carried = res.Carried
+	if res.DocsDigest == "" {
+		t.st.DocsDigest = kept.DocsDigest
 	}
-	if err == nil {
-		t.st.ContextTokens = res.ContextTokens
+	if err != nil {
+		t.st.ContextTokens = kept.ContextTokens
 	}
 	t.st.Usage.Add(res.Usage)
 	res.Tail = nil

@@ -58,10 +58,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st = *in.State
 		t.st.Runs++
 	} else {
-		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem, ContextTokens: in.ContextTokens,
-			Pending:          append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt}),
-			SessionApprovals: in.SessionApprovals, DocsDigest: in.DocsDigest,
-			ExecSessions: in.ExecSessions, NextSession: in.NextSession, SessionUses: in.SessionUses}
+		t.st = TurnState{Carried: in.Carried,
+			Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
+		t.st.Unsent = nil // sent first, with the prompt
 		if in.Config.TurnTimeout > 0 {
 			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
 		}
@@ -296,10 +295,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
-		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
-		ContextTokens:      t.st.ContextTokens,
-		InstructionSources: t.st.DocSources, DocsDigest: t.st.DocsDigest,
-		ExecSessions: t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
+		Carried: t.st.Carried, InstructionSources: t.st.DocSources,
 	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})
