@@ -6,8 +6,6 @@
 package workflows
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
@@ -113,19 +111,6 @@ const (
 	// StatusArchived is a thread's status once it is archived.
 	StatusArchived = "archived"
 )
-
-// ShownStatus is the status every front end shows for an item. Codex's
-// item statuses (app-server CommandExecutionStatus, `exec --json`, the
-// MCP server's exec_command_end) are in progress, completed, failed and
-// declined; an item interrupted by a stop or by its worker's death did
-// not complete and its outcome is unknown, so it shows as failed, and its
-// output says it was interrupted. "declined" would claim it never ran.
-func ShownStatus(status string) string {
-	if status == StatusInterrupted {
-		return StatusFailed
-	}
-	return status
-}
 
 // ThreadConfig is what a thread runs with; later turns may override parts.
 type ThreadConfig struct {
@@ -501,54 +486,4 @@ type ThreadView struct {
 	// TreeAgents are, in a root, the open agents of its sub-agents, which
 	// agents.max_threads counts with its own.
 	TreeAgents []string `json:"tree_agents,omitempty"`
-}
-
-// TurnWorkflowID names the child workflow of a thread's n-th turn.
-func TurnWorkflowID(threadID string, n int) string {
-	return threadID + "/turn-" + itoa(n)
-}
-
-// TurnIDError says that a turn id was given where a thread id belongs.
-type TurnIDError struct {
-	TurnID, ThreadID string
-}
-
-func (e *TurnIDError) Error() string {
-	return fmt.Sprintf("that is a turn id (%s); its thread is %s", e.TurnID, e.ThreadID)
-}
-
-// CheckThreadID refuses a turn id (as [TurnWorkflowID] makes them) where
-// a thread id belongs, naming its thread.
-func CheckThreadID(id string) error {
-	i := strings.LastIndex(id, "/turn-")
-	if i <= 0 {
-		return nil
-	}
-	n := id[i+len("/turn-"):]
-	if n == "" || strings.Trim(n, "0123456789") != "" {
-		return nil
-	}
-	return &TurnIDError{TurnID: id, ThreadID: id[:i]}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }
