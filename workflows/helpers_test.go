@@ -197,7 +197,7 @@ func toolOutput(t *testing.T, entries []harness.Entry, callID string) harness.En
 }
 
 // turnResult is a turn's result: what its workflow returned, or (a failed
-// or interrupted turn of turn code 4 or later) what its error carries.
+// or interrupted turn) what its error carries.
 func turnResult(t *testing.T, env *testsuite.TestWorkflowEnvironment) TurnResult {
 	t.Helper()
 	require.True(t, env.IsWorkflowCompleted())
