@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
@@ -23,6 +24,9 @@ import (
 //     it cannot replay through the worker's panic policy (FailWorkflow,
 //     see worker.Options), which names the workflow in its log.
 
+// Release is the release whose baseline this code is.
+const Release = "0.1.0"
+
 // turnCode is the turn code of this build: the one a thread writes into
 // each new turn's input ([TurnInput.Code]), and the only one its turns
 // run.
@@ -31,6 +35,18 @@ const turnCode = 1
 // ErrTypeTurnCode is the type of the error a turn fails with when its
 // input carries a turn code this build does not run.
 const ErrTypeTurnCode = "TurnCode"
+
+// abnormalEnd says why a turn's workflow ended without its result. One
+// this build's worker could not run (a history it cannot replay, a
+// panic: the worker's panic policy failed it) says so with its cause.
+func abnormalEnd(err error) string {
+	msg := rootMessage(err)
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Unwrap() != nil {
+		msg += ": " + rootMessage(app.Unwrap())
+	}
+	return msg
+}
 
 // checkTurnCode refuses a turn whose input carries another turn code
 // than this build's, naming both and the build.
@@ -43,7 +59,7 @@ func checkTurnCode(ctx workflow.Context, in TurnInput) error {
 		build = "unversioned"
 	}
 	return temporal.NewNonRetryableApplicationError(
-		fmt.Sprintf("turn %s carries turn code %d; this build (%s) runs turn code %d only: run it on the build that started it",
-			in.TurnID, in.Code, build, turnCode),
+		fmt.Sprintf("turn %s carries turn code %d; this build (release %s, build %s) runs turn code %d only: run it on the build that started it",
+			in.TurnID, in.Code, Release, build, turnCode),
 		ErrTypeTurnCode, nil)
 }

@@ -308,7 +308,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 		// keeps what it had, but for the turn's session ids: its own
 		// sessions are not known, those before it are.
 		res = TurnResult{TurnID: q.TurnID, Number: q.Number, Status: StatusFailed,
-			Error: "turn ended abnormally: " + rootMessage(err), Carried: t.st.Carried}
+			Error: "turn ended abnormally: " + abnormalEnd(err), Carried: t.st.Carried}
 		res.NextSession += maxExecSessions
 		res.ContextTokens, res.DocsDigest = 0, ""
 		var canceled *temporal.CanceledError
