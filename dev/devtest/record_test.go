@@ -30,28 +30,20 @@ func call(name, args string) fakemodel.ToolCall {
 // TestRecordHistories runs, on the real server, one thread per feature of
 // the baseline (workflows/baseline.go) and, with -record, saves every
 // run's history for the replay test in package workflows; without -record
-// it checks only that the scenarios run. It writes every file of
-// workflows/testdata/histories (see the README there):
+// it checks only that the scenarios run. Its files are those of
+// workflows/testdata/histories (see the README there); one scenario
+// rewrites its own:
 //
 //	go test ./dev/devtest/ -run TestRecordHistories -record
+//	go test ./dev/devtest/ -run TestRecordHistories/failover -record
 func TestRecordHistories(t *testing.T) {
-	if *record {
-		old, err := filepath.Glob(filepath.Join(historiesDir, "*.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range old {
-			if err := os.Remove(f); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	t.Run("basic", recordBasic)
 	t.Run("approvals", recordApprovals)
 	t.Run("pictures", recordPictures)
 	t.Run("tools", recordTools)
 	t.Run("uexec", recordUnifiedExec)
 	t.Run("stop", recordStopCommand)
+	t.Run("failover", recordFailover)
 	t.Run("compact", recordCompaction)
 	t.Run("memory", recordMemory)
 	t.Run("agents", recordAgents)

@@ -226,3 +226,45 @@ func recordUnifiedExec(t *testing.T) {
 	}
 	w.save(ctx, "uexec", id)
 }
+
+// recordFailover: the worker running a turn's command stops; another
+// worker takes the turn over, the command is reported interrupted (not
+// run again) and the model goes on.
+func recordFailover(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "outlive", Steps: []fakemodel.Step{{Shell: "exec sleep 45.678"}, {Text: "went on"}}},
+	}})
+	first := w.StartWorker(WorkerOptions{Name: "first"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cfg := w.Config("")
+	cfg.ExecHeartbeat = 2 * time.Second
+	id := "failover-" + time.Now().Format("150405.000")
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+		workflows.StartTurnRequest{Prompt: "outlive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitCommandsRunning(ctx, t, w, []string{resp.TurnID})
+	w.StartWorker(WorkerOptions{Name: "second"})
+	first.Stop()
+	if res := w.WaitTurn(ctx, id, resp.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "went on" {
+		t.Fatalf("failover turn: %s %s %q", res.Status, res.Error, res.FinalMessage)
+	}
+	var page workflows.EventsPage
+	v, err := w.Client.QueryWorkflow(ctx, resp.TurnID, "", workflows.QueryEvents, workflows.EventsRequest{})
+	if err != nil || v.Get(&page) != nil {
+		t.Fatalf("the turn's events: %v", err)
+	}
+	for _, e := range page.Events {
+		if e.Type != workflows.EventItemCompleted || e.Item.Type != workflows.ItemCommandExecution {
+			continue
+		}
+		// Interrupted as a rule; a stop that cancels the command's
+		// activity first reports it failed (both paths replay).
+		if e.Item.Status != workflows.StatusInterrupted {
+			t.Logf("the stopped worker's command: %s: %s", e.Item.Status, e.Item.AggregatedOutput)
+		}
+	}
+	w.save(ctx, "failover", id)
+}
