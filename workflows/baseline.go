@@ -19,10 +19,14 @@ import (
 //     task, so every change to thread code sits behind a
 //     workflow.GetVersion marker, with a replay history recorded for it
 //     (testdata/histories).
+//   - Unversioned workers (no deployment) of a new build replace the old
+//     ones.
 //   - A worker that meets what it cannot run says so and fails that run:
 //     a turn of another turn code at once ([checkTurnCode]); a history
 //     it cannot replay through the worker's panic policy (FailWorkflow,
-//     see worker.Options), which names the workflow in its log.
+//     see worker.Start), which names the workflow in its log; a turn so
+//     failed is a failed turn of its thread, with the cause
+//     ([abnormalEnd]).
 
 // Release is the release whose baseline this code is.
 const Release = "0.1.0"
