@@ -38,8 +38,7 @@ type ProviderSpec struct {
 	EnvKey  string            `json:"env_key,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	// Retries, by Codex's keys (nil or 0: the defaults, see
-	// [ProviderSpec.RequestRetries]). Turns from turn code 4 on follow
-	// them; earlier ones have Temporal retry every call ten times.
+	// [ProviderSpec.RequestRetries]), which the turn follows.
 	RequestMaxRetries   *int  `json:"request_max_retries,omitempty"`
 	StreamMaxRetries    *int  `json:"stream_max_retries,omitempty"`
 	StreamIdleTimeoutMs int64 `json:"stream_idle_timeout_ms,omitempty"`

@@ -21,9 +21,15 @@ const DefaultDeployment = "interpreter"
 // Versioning puts the shared queue's worker into a Temporal Worker
 // Deployment, so workers of several builds can poll side by side during a
 // rolling upgrade: each turn runs, start to end, on the build that began
-// it (pinned), while threads move to the current build at their next
-// workflow task (auto-upgrade; their code changes are replay-safe, and a
-// new turn takes the new build's turn code).
+// it (pinned: turn code changes need no markers), while threads move to
+// the current build at their next workflow task (auto-upgrade: every
+// change to thread code sits behind a workflow.GetVersion marker with a
+// replay history recorded for it). See workflows/baseline.go.
+//
+// Without a deployment the workers are unversioned, and a new build
+// replaces the old one (stop the old workers, then start the new): a run
+// the new build cannot replay fails by the worker's panic policy
+// ([worker.FailWorkflow], set in [Start]) rather than retrying forever.
 type Versioning struct {
 	// Deployment names the Worker Deployment ([DefaultDeployment]).
 	Deployment string

@@ -179,6 +179,11 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	}
 	sharedOpts := base
 	sharedOpts.MaxConcurrentWorkflowTaskPollers = WorkflowTaskPollers
+	// A workflow this build cannot run (a history it cannot replay, or a
+	// panic) fails at once, its failure naming the cause and the log
+	// naming the workflow, instead of retrying its task forever: a thread
+	// or turn of another build then fails cleanly rather than hanging.
+	sharedOpts.WorkflowPanicPolicy = worker.FailWorkflow
 	turnOpts := workflow.RegisterOptions{Name: "TurnWorkflow"}
 	if v := o.Versioning; v != nil {
 		if v.Deployment == "" {

@@ -105,9 +105,6 @@ func keptApprovals(list []Approval, m AgentApproval) []Approval {
 // registerAgentApprovals logs the sub-agents' approval events the thread
 // passes on.
 func (t *turn) registerAgentApprovals(ctx workflow.Context) {
-	if t.in.Code < subAgentCode {
-		return
-	}
 	if t.in.State == nil {
 		// Asked before this turn began (none was running, or the last
 		// one ended): its client is asked now.

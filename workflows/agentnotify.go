@@ -11,7 +11,7 @@ import (
 // </subagent_notification>, after the tool outputs of the parent's next
 // request, even when wait_agent already returned that status (recorded
 // from Codex 0.140, harness/codex/testdata/subagent_notification-0.140.json).
-// From turn code [agentNotifyCode] the thread does the same for agents of
+// The thread does the same for agents of
 // the codex tools (Task and Agent return the result themselves): it
 // passes the notice to its running turn ([SignalAgentNotice]), which sends
 // it with its next model request, or keeps it for the next turn.
@@ -19,13 +19,6 @@ const (
 	// SignalAgentNotice: a sub-agent's turn ended ([AgentNotice]); sent by
 	// a thread to its running turn.
 	SignalAgentNotice = "agents.notice"
-
-	// agentNotifyCode is the turn code from which a turn takes notices.
-	agentNotifyCode = 12
-
-	// agentNotifyChange is the thread's marker for relaying notices, so
-	// thread histories recorded before it replay.
-	agentNotifyChange = "agent-notify"
 )
 
 // AgentNotice is the payload of [SignalAgentNotice].
@@ -52,9 +45,6 @@ func (t *thread) notifyParent(ctx workflow.Context, r AgentReport) {
 	default: // closed meanwhile, or an old report
 		return
 	}
-	if workflow.GetVersion(ctx, agentNotifyChange, workflow.DefaultVersion, 1) < 1 {
-		return
-	}
 	t.passNotice(ctx, noticeText(t.stateOf(ag.ID)))
 }
 
@@ -78,27 +68,23 @@ func (t *thread) passNotice(ctx workflow.Context, text string) {
 	})
 }
 
-// unsentWithNotices is what the next turn sends before its prompt: the
-// last turn's unsent entries and the notices that came too late for it
+// takeLateNotices adds to what the next turn sends before its prompt
+// (the last turn's unsent entries) the notices that came too late for it
 // (taken: they are sent once).
-func (t *thread) unsentWithNotices() []harness.Entry {
+func (t *thread) takeLateNotices() {
 	if len(t.st.LateNotices) == 0 {
-		return t.st.Unsent
+		return
 	}
 	out := append([]harness.Entry{}, t.st.Unsent...)
 	for _, n := range t.st.LateNotices {
 		out = append(out, harness.Entry{Kind: harness.KindUser, Text: n})
 	}
 	t.st.Unsent, t.st.LateNotices = out, nil
-	return out
 }
 
 // registerNotices takes the notices the thread passes on; the next model
 // request sends them after the tool outputs (see [turn.takeSteers]).
 func (t *turn) registerNotices(ctx workflow.Context) {
-	if t.in.Code < agentNotifyCode {
-		return
-	}
 	ch := workflow.GetSignalChannel(ctx, SignalAgentNotice)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {

@@ -142,9 +142,7 @@ func TestLateNoticeGoesToTheNextTurn(t *testing.T) {
 	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).After(time.Minute).Return(answer(1, "done"), nil)
 	text := noticeText(AgentState{ThreadID: "agent-1", Status: AgentCompleted, Message: "found it"})
 	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalAgentNotice, AgentNotice{Text: text}) }, 30*time.Second)
-	in := turnInput(testConfig())
-	in.Code = agentNotifyCode
-	env.ExecuteWorkflow(TurnWorkflow, in)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
 
 	res := turnResult(t, env)
 	require.Equal(t, StatusCompleted, res.Status)

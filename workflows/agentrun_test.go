@@ -251,27 +251,24 @@ func TestAgentRunTimeoutAndInterrupt(t *testing.T) {
 	})
 }
 
-// Each harness offers its own sub-agent tools from turn code 11; earlier
-// turns, and harnesses without one, get Codex's five.
+// Each harness offers its own sub-agent tools; harnesses without one get
+// Codex's five.
 func TestAgentToolsByHarness(t *testing.T) {
 	for _, c := range []struct {
 		harness string
-		code    int
 		want    []string
 	}{
-		{"claude-code", agentToolsCode, []string{"Task"}},
-		{"kimi-cli", agentToolsCode, []string{"Agent"}},
-		{"codex", agentToolsCode, []string{"spawn_agent", "send_input", "wait_agent", "close_agent", "resume_agent"}},
-		{"opencode", agentToolsCode, []string{"spawn_agent", "send_input", "wait_agent", "close_agent", "resume_agent"}},
-		{"claude-code", subAgentCode, []string{"spawn_agent", "send_input", "wait_agent", "close_agent", "resume_agent"}},
-		{"kimi-cli", agentToolsCode - 1, []string{"spawn_agent", "send_input", "wait_agent", "close_agent", "resume_agent"}},
+		{"claude-code", []string{"Task"}},
+		{"kimi-cli", []string{"Agent"}},
+		{"codex", []string{"spawn_agent", "send_input", "wait_agent", "close_agent", "resume_agent"}},
+		{"opencode", []string{"spawn_agent", "send_input", "wait_agent", "close_agent", "resume_agent"}},
 	} {
-		tr := &turn{in: TurnInput{Config: runnerConfig(c.harness, AgentsConfig{}), Code: c.code}}
+		tr := &turn{in: TurnInput{Config: runnerConfig(c.harness, AgentsConfig{}), Code: turnCode}}
 		var names []string
 		for _, x := range tr.agentTools() {
 			names = append(names, x.Name)
 		}
-		require.Equal(t, c.want, names, "%s, code %d", c.harness, c.code)
+		require.Equal(t, c.want, names, c.harness)
 	}
 }
 

@@ -34,19 +34,6 @@ const (
 
 	// ItemCollabAgentToolCall is a sub-agent tool call (Item.Agent).
 	ItemCollabAgentToolCall = "collab_agent_tool_call"
-
-	// subAgentCode is the turn code from which turns offer the sub-agent
-	// tools (when the thread's config turns them on).
-	subAgentCode = 6
-
-	// agentToolsCode is the turn code from which harnesses offer their
-	// own sub-agent tools, spawn_agent forks the parent's conversation,
-	// and max_threads counts the whole tree (see turnCode).
-	agentToolsCode = 11
-
-	// agentsChange marks, in a thread's history, the first sub-agent
-	// request it handled.
-	agentsChange = "sub-agents"
 )
 
 // Sub-agent statuses, as Codex's tools report them (final: completed,
@@ -147,7 +134,7 @@ type SubAgent struct {
 	// Before is the status it had when it was closed.
 	Before string `json:"before,omitempty"`
 	// Counted tells that the root holds a slot of max_threads for it
-	// (agents of sub-agents, from turn code [agentToolsCode]).
+	// (agents of sub-agents).
 	Counted bool `json:"counted,omitempty"`
 	// SubagentType is the CLI's agent type a foreground tool started it
 	// as (Task's, Agent's subagent_type).
@@ -169,8 +156,8 @@ type AgentRequest struct {
 	Args harness.AgentArgs `json:"args"`
 	// Config is the turn's config, which a spawned agent starts from.
 	Config ThreadConfig `json:"config"`
-	// Code is the asking turn's code (0 before [agentToolsCode]): the
-	// thread answers as that code's turns expect.
+	// Code is the asking turn's code ([TurnInput.Code]), so that a thread
+	// of a later build can answer as that turn expects.
 	Code int `json:"code,omitempty"`
 	// Transcript is the turn's conversation when it asked, for a spawn
 	// with fork_context, and DocsDigest the instructions files it showed

@@ -54,9 +54,6 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	}
 	forked := ""
 	if a.ForkContext {
-		if r.Code < agentToolsCode {
-			return AgentReply{Error: "fork_context is not supported: give the agent its whole task in message"}
-		}
 		// Done before the limits are checked: the checks and the count
 		// that follows them then happen in one go.
 		if forked, err = t.fork(ctx, r); err != nil {
@@ -66,10 +63,6 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	lim := r.Config.Agents
 	if d := t.depth() + 1; d > lim.maxDepth() {
 		return AgentReply{Error: fmt.Sprintf("Agent depth limit reached (agents.max_depth = %d). Solve the task yourself.", lim.maxDepth())}
-	}
-	tree := r.Code >= agentToolsCode
-	if n := t.openAgents(); !tree && n >= lim.maxThreads() {
-		return AgentReply{Error: fmt.Sprintf("agent thread limit reached (agents.max_threads = %d; %d open). Close an agent you no longer need with close_agent, or do the task yourself.", lim.maxThreads(), n)}
 	}
 	cfg, err := childConfig(r.Config, a)
 	if err != nil {
@@ -85,21 +78,19 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	t.st.NextAgent++
 	n := t.st.NextAgent
 	id := AgentID(t.id, n)
-	if tree {
-		hint := "Close an agent you no longer need with close_agent, or do the task yourself."
-		if r.Tool == harness.AgentRun {
-			hint = "Wait for a running agent to finish, or do the task yourself."
-		}
-		if msg := t.treeLimit(ctx, id, lim.maxThreads(), threadLimitRefusal(lim.maxThreads(), hint)); msg != "" {
-			return AgentReply{Error: msg}
-		}
+	hint := "Close an agent you no longer need with close_agent, or do the task yourself."
+	if r.Tool == harness.AgentRun {
+		hint = "Wait for a running agent to finish, or do the task yourself."
+	}
+	if msg := t.treeLimit(ctx, id, lim.maxThreads(), threadLimitRefusal(lim.maxThreads(), hint)); msg != "" {
+		return AgentReply{Error: msg}
 	}
 	nick := nicknames[(n-1)%len(nicknames)]
 	if n > len(nicknames) {
 		nick += " " + itoa((n-1)/len(nicknames)+1)
 	}
 	t.st.Agents = append(t.st.Agents, SubAgent{ID: id, Nickname: nick, Role: role, Model: cfg.Model, Status: AgentPendingInit, Sent: 1, Config: &cfg,
-		Counted: tree && t.st.Parent != nil})
+		Counted: t.st.Parent != nil})
 	parent := AgentParent{ThreadID: t.id, RootID: t.rootID(), Depth: t.depth() + 1, Role: role, Nickname: nick}
 	in := ThreadInput{ThreadID: id, Config: cfg, Parent: &parent, First: &StartTurnRequest{Prompt: prompt}, Transcript: forked}
 	if forked != "" {
@@ -107,14 +98,11 @@ func (t *thread) spawnAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	}
 	if err := t.startAgent(ctx, in, nick, role, prompt); err != nil {
 		ag := t.agent(id)
-		ag.Status = AgentNotFound
-		if tree {
-			// Not open: it holds no slot.
-			ag.Status = AgentShutdown
-			if ag.Counted {
-				ag.Counted = false
-				t.freeSlot(ctx, id)
-			}
+		// Not open: it holds no slot.
+		ag.Status = AgentShutdown
+		if ag.Counted {
+			ag.Counted = false
+			t.freeSlot(ctx, id)
 		}
 		return AgentReply{Error: "could not start the agent: " + rootMessage(err)}
 	}

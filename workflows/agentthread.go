@@ -85,7 +85,6 @@ func (t *thread) openAgents() int {
 }
 
 func (t *thread) answerAgentRequest(ctx workflow.Context, r AgentRequest) {
-	_ = workflow.GetVersion(ctx, agentsChange, workflow.DefaultVersion, 1)
 	rep := t.agentOp(ctx, r)
 	rep.CallID = r.CallID
 	// The turn may have ended meanwhile (interrupted): then no one waits.
@@ -105,9 +104,7 @@ func (t *thread) agentOp(ctx workflow.Context, r AgentRequest) AgentReply {
 	case "resume_agent":
 		return t.resumeAgent(ctx, r)
 	case harness.AgentRun:
-		if r.Code >= agentToolsCode {
-			return t.runAgent(ctx, r)
-		}
+		return t.runAgent(ctx, r)
 	}
 	return AgentReply{Error: fmt.Sprintf("unknown sub-agent tool %q", r.Tool)}
 }
@@ -265,17 +262,11 @@ func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 	}
 	if ag.Status == AgentShutdown {
 		lim := r.Config.Agents
-		tree := r.Code >= agentToolsCode
-		if n := t.openAgents(); !tree && n >= lim.maxThreads() {
-			return AgentReply{Error: fmt.Sprintf("agent thread limit reached (agents.max_threads = %d; %d open). Close an agent first.", lim.maxThreads(), n)}
-		}
 		id := ag.ID
-		if tree {
-			if msg := t.treeLimit(ctx, id, lim.maxThreads(), threadLimitRefusal(lim.maxThreads(), "Close an agent first.")); msg != "" {
-				return AgentReply{Error: msg}
-			}
-			ag = t.agent(id)
+		if msg := t.treeLimit(ctx, id, lim.maxThreads(), threadLimitRefusal(lim.maxThreads(), "Close an agent first.")); msg != "" {
+			return AgentReply{Error: msg}
 		}
+		ag = t.agent(id)
 		cfg := r.Config
 		if ag.Config != nil {
 			cfg = *ag.Config
@@ -284,13 +275,11 @@ func (t *thread) resumeAgent(ctx workflow.Context, r AgentRequest) AgentReply {
 		st := &ThreadState{Config: cfg, Transcript: ag.Transcript, NextTurn: max(ag.NextTurn, 1), NextItem: ag.NextItem, Parent: &parent}
 		in := ThreadInput{ThreadID: ag.ID, Config: cfg, Parent: &parent, State: st}
 		if err := t.startAgent(ctx, in, ag.Nickname, ag.Role, "resumed"); err != nil {
-			if tree {
-				t.freeSlot(ctx, id)
-			}
+			t.freeSlot(ctx, id)
 			return AgentReply{Error: fmt.Sprintf("could not reopen agent %s (it may still be closing; try again): %s", id, rootMessage(err))}
 		}
 		ag = t.agent(id)
-		ag.Counted = tree && t.st.Parent != nil
+		ag.Counted = t.st.Parent != nil
 		ag.Status = ag.Before
 		if ag.Status == "" || ag.Status == AgentRunning || ag.Status == AgentPendingInit {
 			ag.Status = AgentInterrupted

@@ -8,7 +8,7 @@ import (
 )
 
 // agents.max_threads counts the open sub-agents of the whole tree under a
-// root thread, as Codex counts them (from turn code [agentToolsCode]): the
+// root thread, as Codex counts them: the
 // root keeps the count. Its own sub-agents it knows; a sub-agent that
 // spawns asks the root for a slot first ([SignalAgentSlot], answered by
 // [SignalAgentSlotReply]) and gives it back when it closes that agent

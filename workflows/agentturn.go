@@ -11,12 +11,11 @@ import (
 // agentsOn tells whether the turn offers the sub-agent tools.
 func (t *turn) agentsOn() bool {
 	a := t.in.Config.Agents
-	return t.in.Code >= subAgentCode && a != nil && a.Enabled
+	return a != nil && a.Enabled
 }
 
-// agentTools are the sub-agent tools the turn offers: from turn code
-// [agentToolsCode] on, those of a harness whose CLI has its own, else
-// Codex's.
+// agentTools are the sub-agent tools the turn offers: those of a harness
+// whose CLI has its own, else Codex's.
 func (t *turn) agentTools() []harness.ExternalTool {
 	if !t.agentsOn() {
 		return nil
@@ -28,11 +27,8 @@ func (t *turn) agentTools() []harness.ExternalTool {
 }
 
 // agentRunner is the turn's harness when it has a sub-agent tool of its
-// own (nil before turn code [agentToolsCode]).
+// own.
 func (t *turn) agentRunner() harness.AgentRunner {
-	if t.in.Code < agentToolsCode {
-		return nil
-	}
 	h, err := harness.Lookup(t.in.Config.Harness)
 	if err != nil {
 		return nil
@@ -76,12 +72,9 @@ func (t *turn) runAgentTool(ctx workflow.Context, c activities.DecodedCall, x ha
 	}
 	describeAgentCall(it.Agent, args)
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
-	req := AgentRequest{TurnID: t.in.TurnID, CallID: c.Call.CallID, Tool: x.Tool, Args: args, Config: t.in.Config}
-	if t.in.Code >= agentToolsCode {
-		req.Code = t.in.Code
-		if args.ForkContext {
-			req.Transcript, req.DocsDigest = t.st.Transcript, t.st.DocsDigest
-		}
+	req := AgentRequest{TurnID: t.in.TurnID, CallID: c.Call.CallID, Tool: x.Tool, Args: args, Config: t.in.Config, Code: t.in.Code}
+	if args.ForkContext {
+		req.Transcript, req.DocsDigest = t.st.Transcript, t.st.DocsDigest
 	}
 	var err error
 	var rep AgentReply

@@ -12,20 +12,8 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// approvalsChange guards the durable approvals: turns recorded by builds
-// without them (an "untrusted" command was declined at once, nothing else
-// asked) replay as they ran.
-const approvalsChange = "durable-approvals"
-
 // maxApprovalDiff bounds the diff an approval carries.
 const maxApprovalDiff = 32 << 10
-
-// approvalsOn reports whether this turn asks for approvals (it was not
-// recorded by a build without them). Call it only where a new-style
-// decision differs from the old one.
-func (t *turn) approvalsOn(ctx workflow.Context) bool {
-	return t.changed(ctx, approvalsChange)
-}
 
 // registerApprovals installs the decision update and the pending query.
 func (t *turn) registerApprovals(ctx workflow.Context) error {
@@ -126,7 +114,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	}
 	// The notice does not hold up the wait: a decision may come first.
 	workflow.Go(ctx, func(gctx workflow.Context) {
-		_ = t.onHostFrom(gctx, lostWorkerCode, nopts, acts.NotifyApproval,
+		_ = t.onHost(gctx, nopts, acts.NotifyApproval,
 			activities.NotifyInput{Notice: notice, NotifyCommand: cfg.NotifyCommand, WebhookURL: cfg.WebhookURL}, nil)
 	})
 

@@ -2,9 +2,8 @@ package workflows
 
 import "go.temporal.io/sdk/workflow"
 
-// closeApartCode is the turn code from which a turn never closes in the
-// workflow task that made a model call as a local activity (see
-// [turn.closeApart]).
+// A turn never closes in the workflow task that made a model call as a
+// local activity (see [turn.closeApart]).
 //
 // A local activity's result is written to history (as a marker) only when
 // the workflow task that ran it completes. The server refuses to complete
@@ -15,7 +14,6 @@ import "go.temporal.io/sdk/workflow"
 // the event was an interrupt, its paid-for answer is dropped). With a
 // fast model the last call answers inside the task that ends the turn,
 // so any event landing in that window cost a repeated call.
-const closeApartCode = 10
 
 // signalRecorded is the signal a turn sends itself to end the workflow task
 // that holds a local call's result (see [turn.closeApart]).
@@ -28,7 +26,7 @@ func (t *turn) noteLocalCall(ctx workflow.Context) {
 	t.localTask = workflow.GetInfo(ctx).GetCurrentHistoryLength()
 }
 
-// closeApart, from closeApartCode on, completes the current workflow task
+// closeApart completes the current workflow task
 // without closing the turn when that task ran a model call locally, and
 // closes in a later one, which runs no model call. An event arriving while
 // that one runs may still fail it (rarely: it takes milliseconds), but its
@@ -43,7 +41,7 @@ func (t *turn) noteLocalCall(ctx workflow.Context) {
 // late.) Should a server deliver the signal instead, the turn takes it
 // before closing, so it cannot arrive during the close either.
 func (t *turn) closeApart(ctx workflow.Context) {
-	if t.in.Code < closeApartCode || t.localTask == 0 || workflow.GetInfo(ctx).GetCurrentHistoryLength() != t.localTask {
+	if t.localTask == 0 || workflow.GetInfo(ctx).GetCurrentHistoryLength() != t.localTask {
 		return
 	}
 	// Disconnected: an interrupt arriving now must not skip the wait, or

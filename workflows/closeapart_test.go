@@ -16,18 +16,15 @@ import (
 // A turn whose last model call answered as a local activity, inside the
 // workflow task that would close the turn, first ends that task (with the
 // signal to itself that the server refuses) and closes in the next; one
-// whose last call ran as a regular activity, or of an older code, closes
-// at once.
+// whose last call ran as a regular activity closes at once.
 func TestTurnClosesApartFromItsLocalModelCall(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		code    int
 		handoff bool
 		want    int // signals the turn sends itself
 	}{
-		{name: "answered locally", code: turnCode, want: 1},
-		{name: "handed off", code: turnCode, handoff: true, want: 0},
-		{name: "before code 10", code: hostWaitCode, want: 0},
+		{name: "answered locally", want: 1},
+		{name: "handed off", handoff: true, want: 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t)
@@ -56,10 +53,9 @@ func TestTurnClosesApartFromItsLocalModelCall(t *testing.T) {
 					return errors.New("a workflow may not signal itself")
 				})
 			cfg := testConfig()
+			cfg.ModelCalls = ModelCallsAuto
 			cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
-			in := turnInput(cfg)
-			in.Code = tc.code
-			env.ExecuteWorkflow(TurnWorkflow, in)
+			env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
 
 			res := turnResult(t, env)
 			require.Equal(t, StatusCompleted, res.Status, res.Error)

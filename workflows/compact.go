@@ -119,9 +119,6 @@ func (t *turn) maybeCompact(ctx workflow.Context) error {
 	if limit <= 0 || t.st.ContextTokens < limit || t.st.Transcript == "" {
 		return nil
 	}
-	if !t.changed(ctx, "auto-compaction") {
-		return nil
-	}
 	window := cfg.ContextWindow
 	if window <= 0 {
 		window = ContextWindow(cfg.Model)
@@ -178,7 +175,6 @@ func (t *thread) validateCompact(ctx workflow.Context) error {
 // compact is the [UpdateCompact] handler: it runs between turns, and turns
 // are refused while it runs. On failure the thread is unchanged.
 func (t *thread) compact(ctx workflow.Context) (CompactResponse, error) {
-	_ = workflow.GetVersion(ctx, "thread-compact", workflow.DefaultVersion, 1)
 	t.compacting = true
 	defer func() { t.compacting = false }()
 	before := t.st.ContextTokens

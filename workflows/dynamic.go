@@ -35,10 +35,6 @@ const (
 	// DefaultDynamicToolTimeout is how long a dynamic tool call waits
 	// when the thread sets no dynamic_tool_timeout.
 	DefaultDynamicToolTimeout = 10 * time.Minute
-
-	// dynamicChange guards the durable dynamic tool calls: builds before
-	// it answered every dynamic call with an error at once.
-	dynamicChange = "dynamic-tools"
 )
 
 // DynamicCall is a dynamic tool call: what the model asked for and, once
@@ -138,10 +134,6 @@ func (t *turn) dynamicTimeout() time.Duration {
 // Whatever goes wrong becomes a failed tool result the model reads.
 func (t *turn) runDynamic(ctx workflow.Context, c activities.DecodedCall, x harness.ExternalTool) harness.Entry {
 	reply := harness.Entry{Kind: harness.KindToolOutput, CallID: c.Call.CallID, Name: c.Call.Name}
-	if !t.changed(ctx, dynamicChange) {
-		reply.Text, reply.Error = "error: dynamic tools are not available yet", true
-		return reply
-	}
 	tool := x.Tool
 	if tool == "" {
 		tool = x.Name

@@ -110,11 +110,9 @@ func (l *eventLog) register(ctx workflow.Context) error {
 		ready := func() bool { return l.last > req.After || l.done || l.closing }
 		var err error
 		if req.HoldMs == 0 || !ready() {
-			// A reader that holds (none from builds before holding) skips
-			// the timer when the answer is already there: one made and
-			// dropped in the workflow task that ends the turn would still
-			// be recorded. Older readers' waits keep the timer, as their
-			// recorded histories have it.
+			// A reader that holds skips the timer when the answer is
+			// already there: one made and dropped in the workflow task
+			// that ends the turn would still be recorded.
 			_, err = workflow.AwaitWithTimeout(ctx, timeout, ready)
 		}
 		resp := WaitResponse{Last: l.last, Done: l.done, Events: l.since(req.After)}

@@ -8,18 +8,13 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// lostWorkerCode is the turn code from which a lost worker costs a turn
-// less: a handed-off model call whose worker is lost is made afresh by
-// the server itself, on the shared queue, right after its heartbeat
-// timeout ([activities.Failover]), with no workflow task first waiting
-// out the dead worker's sticky queue; and a tool call whose host's worker
-// is listed but takes nothing fails the turn after host_wait, as one with
-// no worker at all does ([turn.onHost]), MCP calls, approval notices and
-// exec_command sessions included.
-const lostWorkerCode = 9
+// A handed-off model call whose worker is lost is made afresh by the
+// server itself, on the shared queue, right after its heartbeat timeout
+// ([activities.Failover]), with no workflow task first waiting out the
+// dead worker's sticky queue.
 
-// handoffHeartbeat is a handed-off call's heartbeat timeout from turn
-// code 9 (modelHeartbeat, 2 s, before): with the server retrying at once,
+// handoffHeartbeat is a handed-off call's heartbeat timeout: with the
+// server retrying at once,
 // it is most of what a lost worker costs the turn. The call streams all
 // the while, and its worker heartbeats four times in that span.
 const handoffHeartbeat = 1500 * time.Millisecond

@@ -17,17 +17,15 @@ import (
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
-// From turn code 9 a handed-off call taken over on its worker's queue names
-// the turn's queue for the server's retry of a lost call, and has the
-// shorter heartbeat timeout; earlier codes schedule it as before.
+// A handed-off call taken over on its worker's queue names the turn's
+// queue for the server's retry of a lost call, and has the shorter
+// heartbeat timeout.
 func TestHandedOffCallNamesItsFailoverQueue(t *testing.T) {
 	for _, tc := range []struct {
-		code      int
 		queue     string
 		heartbeat time.Duration
 	}{
-		{code: lostWorkerCode, queue: "default-test-taskqueue", heartbeat: handoffHeartbeat},
-		{code: hostWaitCode, queue: "", heartbeat: modelHeartbeat},
+		{queue: "default-test-taskqueue", heartbeat: handoffHeartbeat},
 	} {
 		env := newEnv(t)
 		var heartbeats []time.Duration
@@ -46,19 +44,17 @@ func TestHandedOffCallNamesItsFailoverQueue(t *testing.T) {
 		})
 		cfg := testConfig()
 		cfg.ModelHeartbeat = 0 // the turn's own
-		in := turnInput(cfg)
-		in.Code = tc.code
-		env.ExecuteWorkflow(TurnWorkflow, in)
+		cfg.ModelCalls = ModelCallsAuto
+		env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
 		res := turnResult(t, env)
 		require.Equal(t, StatusCompleted, res.Status, res.Error)
-		require.Equal(t, []string{tc.queue}, failover, "code %d", tc.code)
-		require.Equal(t, []time.Duration{tc.heartbeat}, heartbeats, "code %d", tc.code)
+		require.Equal(t, []string{tc.queue}, failover)
+		require.Equal(t, []time.Duration{tc.heartbeat}, heartbeats)
 	}
 }
 
 // A host whose lost worker the server still lists as a poller (for about
-// a minute after it died) fails the turn after host_wait from turn code 9,
-// with nothing run.
+// a minute after it died) fails the turn after host_wait, with nothing run.
 func TestHostListedButTakingNothingFailsAfterHostWait(t *testing.T) {
 	env := newEnv(t)
 	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
@@ -74,9 +70,7 @@ func TestHostListedButTakingNothingFailsAfterHostWait(t *testing.T) {
 	cfg := testConfig()
 	cfg.HostWait = time.Minute
 	cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
-	in := turnInput(cfg)
-	in.Code = lostWorkerCode
-	env.ExecuteWorkflow(TurnWorkflow, in)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
 	res := turnResult(t, env)
 	require.Equal(t, StatusFailed, res.Status)
 	require.Contains(t, res.Error, "no worker of host host took the tool call: gave up after 1m0s")
@@ -86,7 +80,7 @@ func TestHostListedButTakingNothingFailsAfterHostWait(t *testing.T) {
 }
 
 // An exec_command session on a host no worker serves waits as a shell
-// command does (from turn code 9): a warning, then a failed turn after
+// command does: a warning, then a failed turn after
 // host_wait, nothing run.
 func TestSessionOnAMissingHostFailsAfterHostWait(t *testing.T) {
 	env := newEnv(t)
@@ -103,9 +97,7 @@ func TestSessionOnAMissingHostFailsAfterHostWait(t *testing.T) {
 	cfg := testConfig()
 	cfg.HostWait = time.Minute
 	cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
-	in := turnInput(cfg)
-	in.Code = lostWorkerCode
-	env.ExecuteWorkflow(TurnWorkflow, in)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
 	res := turnResult(t, env)
 	require.Equal(t, StatusFailed, res.Status)
 	require.Contains(t, res.Error, "no worker serves host host: gave up after 1m0s")

@@ -49,13 +49,15 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 // testConfig is the thread config of the tests. The test environment checks
 // heartbeat timeouts against the wall clock, so they are long enough that a
 // mock blocked on the virtual clock can never trip them on a loaded machine.
+// Model calls are regular activities; the tests of calls that first wait
+// in the workflow task ([ModelCallsAuto]) ask for those.
 func testConfig() ThreadConfig {
 	return ThreadConfig{Model: "test-model", Harness: "codex", Cwd: "/work", HostQueue: "host",
-		ExecHeartbeat: time.Hour, ModelHeartbeat: time.Hour}
+		ExecHeartbeat: time.Hour, ModelHeartbeat: time.Hour, ModelCalls: ModelCallsActivity}
 }
 
 func turnInput(cfg ThreadConfig) TurnInput {
-	return TurnInput{ThreadID: testThreadID, TurnID: testTurnID, Number: 1, Config: cfg, Prompt: "do the thing"}
+	return TurnInput{ThreadID: testThreadID, TurnID: testTurnID, Number: 1, Config: cfg, Prompt: "do the thing", Code: turnCode}
 }
 
 // fakeModel is a scripted model: answer gets the 1-based number of the call
@@ -195,7 +197,7 @@ func toolOutput(t *testing.T, entries []harness.Entry, callID string) harness.En
 }
 
 // turnResult is a turn's result: what its workflow returned, or (a failed
-// or interrupted turn of turn code 4 or later) what its error carries.
+// or interrupted turn) what its error carries.
 func turnResult(t *testing.T, env *testsuite.TestWorkflowEnvironment) TurnResult {
 	t.Helper()
 	require.True(t, env.IsWorkflowCompleted())

@@ -12,11 +12,6 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// hostWaitCode is the turn code from which a tool call bounds its wait for
-// the workspace host's worker ([turn.onHost]): earlier turns waited
-// silently for as long as the turn lived.
-const hostWaitCode = 8
-
 // DefaultHostWait is how long a tool call waits for a workspace host that
 // no worker serves before the turn fails (temporal.host_wait).
 const DefaultHostWait = 2 * time.Minute
@@ -30,10 +25,9 @@ const hostWarnAfter = 5 * time.Second
 // before it looks again (they may be busy, or a worker just died).
 const hostBusyStep = 15 * time.Second
 
-// watchHost gives onHost a way to end the turn. Turns before hostWaitCode
-// get no new context, so they issue the same commands as before.
+// watchHost gives onHost a way to end the turn.
 func (t *turn) watchHost(ctx workflow.Context) (workflow.Context, func()) {
-	if t.in.Code < hostWaitCode || t.in.Config.HostQueue == "" {
+	if t.in.Config.HostQueue == "" {
 		return ctx, func() {}
 	}
 	ctx, cancel := workflow.WithCancel(ctx)
@@ -50,25 +44,15 @@ func (t *turn) watchHost(ctx workflow.Context) (workflow.Context, func()) {
 // onHost runs an activity on the workspace host's queue. When no worker
 // takes it within seconds, the turn logs a warning and asks the server
 // whether any worker polls that queue: if none does for the host_wait
-// bound, the turn fails (the call never started, so nothing ran). From
-// turn code 9 a host whose worker polled lately (listed by the server for
-// about a minute after it died) gets the same bound: a live worker takes
-// a call in milliseconds, so one that takes none for host_wait is lost or
-// stuck either way. Earlier turns waited on such a host until its poller
-// aged out of the server's list.
+// bound, the turn fails (the call never started, so nothing ran). A host
+// whose worker polled lately (listed by the server for about a minute
+// after it died) gets the same bound: a live worker takes a call in
+// milliseconds, so one that takes none for host_wait is lost or stuck
+// either way.
 func (t *turn) onHost(ctx workflow.Context, opts workflow.ActivityOptions, act, in, out any) error {
 	return t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), act, in).Get(ctx, out)
 	})
-}
-
-// onHostFrom is [turn.onHost] for turns from code on, and a plain call
-// for older ones, whose histories have no bounded waits there.
-func (t *turn) onHostFrom(ctx workflow.Context, code int, opts workflow.ActivityOptions, act, in, out any) error {
-	if t.in.Code >= code {
-		return t.onHost(ctx, opts, act, in, out)
-	}
-	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), act, in).Get(ctx, out)
 }
 
 // onHostRun is [turn.onHost] for a call that run starts with the options
@@ -82,7 +66,7 @@ func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, ru
 		bound = DefaultHostWait
 	}
 	host := opts.TaskQueue
-	step, missing, waited := min(hostWarnAfter, bound/2), time.Duration(0), time.Duration(0)
+	step, waited := min(hostWarnAfter, bound/2), time.Duration(0)
 	for {
 		o := opts
 		o.ScheduleToStartTimeout = step
@@ -94,10 +78,6 @@ func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, ru
 		live := t.livePollers(ctx, host)
 		if live > 0 {
 			t.warnHost(fmt.Sprintf("the worker of host %s has not taken a tool call for %s (busy, or just lost); waiting", host, step))
-			if t.in.Code < lostWorkerCode {
-				step = hostBusyStep
-				continue
-			}
 			if waited >= bound {
 				t.hostGiveUp(fmt.Sprintf("no worker of host %s took the tool call: gave up after %s (temporal.host_wait; a worker polled in the last minute, so it is stuck or just lost)", host, bound))
 				return err
@@ -106,15 +86,11 @@ func (t *turn) onHostRun(ctx workflow.Context, opts workflow.ActivityOptions, ru
 			continue
 		}
 		t.warnHost(fmt.Sprintf("no worker serves host %s; waiting (the turn fails after %s: temporal.host_wait)", host, bound))
-		missing += step
-		if t.in.Code >= lostWorkerCode {
-			missing = waited
-		}
-		if missing >= bound {
+		if waited >= bound {
 			t.hostGiveUp(fmt.Sprintf("no worker serves host %s: gave up after %s (temporal.host_wait)", host, bound))
 			return err
 		}
-		step = bound - missing
+		step = bound - waited
 	}
 }
 

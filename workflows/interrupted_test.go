@@ -32,39 +32,27 @@ func TestInterruptedReportTellsHowLongItRan(t *testing.T) {
 	}
 }
 
-// From turn code 3 a command whose worker died reports the run time and
-// output of its last heartbeat; a turn of an earlier code, replaying,
-// keeps its 0 ms and bare note.
-func TestTurnInterruptedCommandReportsItsRunFromCode3(t *testing.T) {
-	for _, code := range []int{2, 3} {
-		t.Run(fmt.Sprintf("code %d", code), func(t *testing.T) {
-			env := newEnv(t)
-			mockModel(env, &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
-				if n == 1 {
-					return withCalls(n, "", shellCall("c1", "make deploy")), nil
-				}
-				return answer(n, "done"), nil
-			}})
-			hb := activities.ExecProgress{CallID: "c1", Total: 8, Tail: []byte("partial\n"), ElapsedMs: 2100}
-			env.OnActivity(a.Exec, mock.Anything, mock.Anything).
-				Return(nil, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil, hb)).Once()
-			in := turnInput(testConfig())
-			in.Code = code
-			env.ExecuteWorkflow(TurnWorkflow, in)
-			turnResult(t, env)
+// A command whose worker died reports the run time and output of its
+// last heartbeat.
+func TestTurnInterruptedCommandReportsItsRun(t *testing.T) {
+	env := newEnv(t)
+	mockModel(env, &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		if n == 1 {
+			return withCalls(n, "", shellCall("c1", "make deploy")), nil
+		}
+		return answer(n, "done"), nil
+	}})
+	hb := activities.ExecProgress{CallID: "c1", Total: 8, Tail: []byte("partial\n"), ElapsedMs: 2100}
+	env.OnActivity(a.Exec, mock.Anything, mock.Anything).
+		Return(nil, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_HEARTBEAT, nil, hb)).Once()
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
+	turnResult(t, env)
 
-			items := itemEvents(queryEvents(t, env).Events, ItemCommandExecution)
-			require.Len(t, items, 2)
-			it := items[1].Item
-			require.Equal(t, StatusInterrupted, it.Status)
-			require.Equal(t, StatusFailed, ShownStatus(it.Status))
-			if code < 3 {
-				require.Zero(t, it.DurationMs)
-				require.Equal(t, workerStopped, it.AggregatedOutput)
-				return
-			}
-			require.Equal(t, int64(2100), it.DurationMs)
-			require.Equal(t, "partial\n"+workerStopped, it.AggregatedOutput)
-		})
-	}
+	items := itemEvents(queryEvents(t, env).Events, ItemCommandExecution)
+	require.Len(t, items, 2)
+	it := items[1].Item
+	require.Equal(t, StatusInterrupted, it.Status)
+	require.Equal(t, StatusFailed, ShownStatus(it.Status))
+	require.Equal(t, int64(2100), it.DurationMs)
+	require.Equal(t, "partial\n"+workerStopped, it.AggregatedOutput)
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
-// mcpVersion guards the MCP commands at turn start: histories recorded
-// before MCP servers existed have none.
-const mcpVersion = "mcp-servers"
-
 // mcpTools lists the tools of the turn's MCP servers (the thread's plus
 // [turn.extraServers]) on the workspace host, where stdio servers run. It
 // issues no command when there are no servers. An optional server that
@@ -31,9 +27,6 @@ func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([
 	h, err := harness.Lookup(t.in.Config.Harness)
 	if len(servers) == 0 || err != nil || h.Info().TextLoop {
 		return nil, nil // a text-loop harness offers the model no tools
-	}
-	if !t.changed(ctx, mcpVersion) {
-		return nil, nil
 	}
 	for _, d := range dups {
 		t.warn(d)
@@ -58,7 +51,7 @@ func (t *turn) mcpTools(ctx workflow.Context, offered []harness.ExternalTool) ([
 	}
 	in := activities.MCPListToolsInput{ThreadID: t.in.ThreadID, Servers: servers, Taken: taken}
 	var out activities.MCPListToolsOutput
-	if err := t.onHostFrom(ctx, lostWorkerCode, opts, acts.MCPListTools, in, &out); err != nil {
+	if err := t.onHost(ctx, opts, acts.MCPListTools, in, &out); err != nil {
 		if ctx.Err() != nil {
 			return nil, nil // the loop ends the turn as interrupted
 		}
@@ -123,7 +116,7 @@ func (t *turn) runMCP(ctx workflow.Context, c activities.DecodedCall, x harness.
 	in := activities.MCPCallToolInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Server: srv, Tool: x.Tool,
 		Arguments: []byte(c.Inv.Arguments), MaxOutput: t.in.Config.MaxToolOutput}
 	var out activities.MCPCallToolOutput
-	err := t.onHostFrom(ctx, lostWorkerCode, opts, acts.MCPCallTool, in, &out)
+	err := t.onHost(ctx, opts, acts.MCPCallTool, in, &out)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		out = activities.MCPCallToolOutput{Output: "not finished: the turn was stopped during the call of " + x.Tool, IsError: true}

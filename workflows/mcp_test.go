@@ -109,8 +109,7 @@ func TestRequiredMCPServerFailsTurn(t *testing.T) {
 	m := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) { return answer(n, "no"), nil }}
 	mockModel(env, m)
 	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
-	var res TurnResult
-	require.NoError(t, env.GetWorkflowResult(&res))
+	res := turnResult(t, env)
 	require.Equal(t, StatusFailed, res.Status)
 	require.Equal(t, `required mcp server "docs" failed to start: exec: not found`, res.Error)
 	require.Empty(t, m.calls())

@@ -62,9 +62,6 @@ func (t *thread) memoryDue() bool {
 // idleMemory waits until cond holds or the thread has been idle for
 // MemoryIdle; in the latter case it extracts the thread's raw memory.
 func (t *thread) idleMemory(ctx workflow.Context, cond func() bool) error {
-	if workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return nil
-	}
 	idle := t.st.Config.MemoryIdle
 	if idle <= 0 {
 		idle = DefaultMemoryIdle
@@ -92,9 +89,6 @@ func (t *thread) extractMemory(ctx workflow.Context) {
 
 // loadMemory reads the consolidated memory for a new thread, once.
 func (t *thread) loadMemory(ctx workflow.Context) {
-	if workflow.GetVersion(ctx, "memory-load", workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return
-	}
 	var summary string
 	if err := workflow.ExecuteActivity(memoryActivity(ctx, t.st.Config, "memory: load MEMORY.md"), acts.LoadMemory).Get(ctx, &summary); err != nil {
 		workflow.GetLogger(ctx).Warn("loading memory failed", "thread", t.id, "error", rootMessage(err))

@@ -6,8 +6,6 @@
 package workflows
 
 import (
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
@@ -67,7 +65,7 @@ const (
 	EventApprovalResolved = "approval.resolved"
 	// EventModelRetry: a model call failed in a way worth another try,
 	// which comes after a pause (the event carries a [ModelRetry]; Error
-	// says what failed). Turns from turn code 4 on log it.
+	// says what failed). Turns log it.
 	EventModelRetry = "model.retry"
 	// EventTerminalInteraction: write_stdin typed into a session (the
 	// event carries the exec_command item that started it and Stdin).
@@ -114,19 +112,6 @@ const (
 	StatusArchived = "archived"
 )
 
-// ShownStatus is the status every front end shows for an item. Codex's
-// item statuses (app-server CommandExecutionStatus, `exec --json`, the
-// MCP server's exec_command_end) are in progress, completed, failed and
-// declined; an item interrupted by a stop or by its worker's death did
-// not complete and its outcome is unknown, so it shows as failed, and its
-// output says it was interrupted. "declined" would claim it never ran.
-func ShownStatus(status string) string {
-	if status == StatusInterrupted {
-		return StatusFailed
-	}
-	return status
-}
-
 // ThreadConfig is what a thread runs with; later turns may override parts.
 type ThreadConfig struct {
 	Model    string                  `json:"model"`
@@ -156,8 +141,7 @@ type ThreadConfig struct {
 	// run there, where the files are.
 	HostQueue string `json:"host_queue"`
 	// HostWait is how long a tool call waits for a host queue that no
-	// worker polls before the turn fails (0: [DefaultHostWait]); turns
-	// from turn code 8 on.
+	// worker polls before the turn fails (0: [DefaultHostWait]).
 	HostWait time.Duration `json:"host_wait,omitempty"`
 	// DynamicTools are tools a front end declared for the thread
 	// (app-server dynamicTools); the front end runs them.
@@ -453,33 +437,16 @@ type TurnResult struct {
 	Number       int           `json:"number"`
 	Usage        harness.Usage `json:"usage"`
 	Steps        int           `json:"steps"`
-	Transcript   string        `json:"transcript"`
-	NextItem     int           `json:"next_item"`
-	// Unsent are tool outputs the model has not read yet (the turn ended
-	// after the tools ran); the next turn sends them first, so the
-	// transcript never holds a tool call without its output.
-	Unsent []harness.Entry `json:"unsent,omitempty"`
-	// SessionApprovals are the thread's "approve for the session"
-	// decisions after this turn.
-	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
-	// ContextTokens is the size of the conversation at the turn's last
-	// model call (its input and output tokens).
-	ContextTokens int64 `json:"context_tokens,omitempty"`
+	// Carried is the thread's after this turn.
+	Carried
 	// Tail are the turn's last events (a few, within a small budget), for
 	// a reader that comes after the run closed: reading them from the
 	// result costs no replay, which a query of a closed run would. The
 	// thread does not keep them.
 	Tail []Event `json:"tail,omitempty"`
 	// InstructionSources are the instructions files (AGENTS.md...) the
-	// turn found; DocsDigest identifies what the model has been shown.
+	// turn found.
 	InstructionSources []string `json:"instruction_sources,omitempty"`
-	DocsDigest         string   `json:"docs_digest,omitempty"`
-	// ExecSessions are the thread's open unified-exec sessions;
-	// NextSession is the next session id, SessionUses the use counter
-	// that orders them (see unifiedexec.go).
-	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
-	NextSession  int           `json:"next_session,omitempty"`
-	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].
@@ -519,54 +486,4 @@ type ThreadView struct {
 	// TreeAgents are, in a root, the open agents of its sub-agents, which
 	// agents.max_threads counts with its own.
 	TreeAgents []string `json:"tree_agents,omitempty"`
-}
-
-// TurnWorkflowID names the child workflow of a thread's n-th turn.
-func TurnWorkflowID(threadID string, n int) string {
-	return threadID + "/turn-" + itoa(n)
-}
-
-// TurnIDError says that a turn id was given where a thread id belongs.
-type TurnIDError struct {
-	TurnID, ThreadID string
-}
-
-func (e *TurnIDError) Error() string {
-	return fmt.Sprintf("that is a turn id (%s); its thread is %s", e.TurnID, e.ThreadID)
-}
-
-// CheckThreadID refuses a turn id (as [TurnWorkflowID] makes them) where
-// a thread id belongs, naming its thread.
-func CheckThreadID(id string) error {
-	i := strings.LastIndex(id, "/turn-")
-	if i <= 0 {
-		return nil
-	}
-	n := id[i+len("/turn-"):]
-	if n == "" || strings.Trim(n, "0123456789") != "" {
-		return nil
-	}
-	return &TurnIDError{TurnID: id, ThreadID: id[:i]}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

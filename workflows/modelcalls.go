@@ -24,10 +24,9 @@ const (
 	// read from its heartbeats, a dead worker noticed within the
 	// heartbeat timeout, and the turn's other messages (an interrupt, a
 	// reader's wait) taken while it runs. When that worker is gone (the
-	// activity is not picked up within 10 s) or the take-over fails in a
-	// way worth another try, the call is made afresh on the shared queue
-	// (model calls are retried whole anyway). Turns started before turn
-	// code 2 run every call as a regular activity.
+	// activity is not picked up within [handoffPickup]) or the take-over
+	// fails in a way worth another try, the call is made afresh on the
+	// shared queue (model calls are retried whole anyway).
 	ModelCallsAuto = ""
 	// ModelCallsLocal runs every call as a local activity (as
 	// LocalModelCalls does).
@@ -50,7 +49,7 @@ func (t *turn) localModelCall() bool {
 
 // budgetedModelCall tells whether a call first waits in the workflow task.
 func (t *turn) budgetedModelCall() bool {
-	return t.in.Code >= 2 && t.in.Config.ModelCalls == ModelCallsAuto && !t.in.Config.LocalModelCalls
+	return t.in.Config.ModelCalls == ModelCallsAuto && !t.in.Config.LocalModelCalls
 }
 
 // callModelWithin makes the call as a local activity with the budget. It
@@ -68,10 +67,7 @@ func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (
 	err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res)
 	t.noteLocalCall(ctx)
 	if err != nil {
-		if t.in.Code >= retryCode {
-			return nil, err // the attempt failed; the caller counts it
-		}
-		return nil, finalModelError(ctx, err)
+		return nil, err // the attempt failed; the caller counts it
 	}
 	return &res, nil
 }
@@ -96,9 +92,7 @@ func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activ
 	}
 	resume := in
 	resume.Resume = h.Handoff
-	if t.in.Code >= lostWorkerCode {
-		t.armFailover(ctx, &opts, &resume)
-	}
+	t.armFailover(ctx, &opts, &resume)
 	actx := workflow.WithActivityOptions(ctx, opts)
 	var out activities.ModelOutput
 	err := workflow.ExecuteActivity(actx, acts.CallModel, resume).Get(ctx, &out)
@@ -108,15 +102,14 @@ func (t *turn) takeOver(ctx workflow.Context, in activities.ModelInput, h *activ
 	if err := finalModelError(ctx, err); err != nil {
 		return nil, err
 	}
-	if t.in.Code >= retryCode && !isTimeout(err) {
+	if !isTimeout(err) {
 		return nil, err // the call itself failed: an attempt the caller counts
 	}
 	return t.callModelActivity(ctx, in)
 }
 
 // callModelActivity makes the call as a regular activity on the shared
-// queue, with heartbeats (the streamed text) and, before turn code 4, the
-// full retry policy.
+// queue, with heartbeats (the streamed text).
 func (t *turn) callModelActivity(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
@@ -151,30 +144,23 @@ func (t *turn) modelHeartbeat() time.Duration {
 	if hb := t.in.Config.ModelHeartbeat; hb > 0 {
 		return hb
 	}
-	if t.in.Code >= liveCode {
-		return modelHeartbeat
-	}
-	return 5 * time.Second
+	return modelHeartbeat
 }
 
 // modelHeartbeat is how long a model call's worker may go without a
-// heartbeat before the call is taken for lost (from turn code 7; 5 s
-// before). The worker heartbeats four times as often, and a model call
+// heartbeat before the call is taken for lost. The worker heartbeats four times as often, and a model call
 // runs seconds, not hours, so the beats cost little; a lost worker costs
 // the turn about this long.
 const modelHeartbeat = 2 * time.Second
 
 // handoffPickup bounds how long a handed-off call waits on its worker's
-// own queue before it is made afresh (from turn code 7; 10 s before): that
+// own queue before it is made afresh: that
 // queue's pollers are idle but for such calls, so a live worker takes it
 // in milliseconds.
 const handoffPickup = 2 * time.Second
 
 func (t *turn) handoffPickup() time.Duration {
-	if t.in.Code >= liveCode {
-		return handoffPickup
-	}
-	return 10 * time.Second
+	return handoffPickup
 }
 
 // finalModelError keeps the errors that end a model call (the turn was

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"testing"
 
@@ -16,15 +15,13 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// How the model calls of a two-step turn run, by the turn's code, its
-// settings, and what the first attempt of each call answers.
+// How the model calls of a two-step turn run, by the turn's settings, and what the first attempt of each call answers.
 func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 	handoff := func(in activities.ModelInput) (*activities.ModelOutput, error) {
 		return &activities.ModelOutput{Handoff: "h-" + itoa(in.Step)}, nil
 	}
 	for _, tc := range []struct {
 		name   string
-		code   int
 		calls  string
 		local  bool
 		budget func(in activities.ModelInput) (*activities.ModelOutput, error) // nil: answers
@@ -33,33 +30,27 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 		failed string
 		gone   bool // the handoff queue's worker does not answer
 	}{
-		{name: "fast model", code: turnCode, want: []string{"local", "local"}},
-		{name: "slow model: handed off", code: turnCode, budget: handoff,
+		{name: "fast model", want: []string{"local", "local"}},
+		{name: "slow model: handed off", budget: handoff,
 			want: []string{"local", "activity", "local", "activity"}, resume: []string{"h-1", "h-2"}},
-		{name: "slow model: taken over on its worker's queue", code: turnCode,
+		{name: "slow model: taken over on its worker's queue",
 			budget: func(in activities.ModelInput) (*activities.ModelOutput, error) {
 				return &activities.ModelOutput{Handoff: "h-" + itoa(in.Step), HandoffQueue: "calls-q"}, nil
 			},
 			want: []string{"local", "activity@calls-q", "local", "activity@calls-q"}, resume: []string{"h-1", "h-2"}},
-		{name: "its worker is gone: afresh", code: turnCode, gone: true,
+		{name: "its worker is gone: afresh", gone: true,
 			budget: func(in activities.ModelInput) (*activities.ModelOutput, error) {
 				return &activities.ModelOutput{Handoff: "h-" + itoa(in.Step), HandoffQueue: "calls-q"}, nil
 			},
 			want:   []string{"local", "activity@calls-q", "activity", "local", "activity@calls-q", "activity"},
 			resume: []string{"h-1", "", "h-2", ""}},
-		{name: "a failure is retried afresh (before code 4)", code: 3,
-			budget: func(activities.ModelInput) (*activities.ModelOutput, error) {
-				return nil, errors.New("connection reset")
-			},
-			want: []string{"local", "activity", "local", "activity"}, resume: []string{"", ""}},
-		{name: "a permanent failure ends the turn", code: turnCode,
+		{name: "a permanent failure ends the turn",
 			budget: func(activities.ModelInput) (*activities.ModelOutput, error) {
 				return nil, temporal.NewNonRetryableApplicationError("model refused: 401", activities.ErrTypeProvider, nil)
 			},
 			want: []string{"local"}, failed: "model refused: 401"},
-		{name: "always activities", code: turnCode, calls: ModelCallsActivity, want: []string{"activity", "activity"}, resume: []string{"", ""}},
-		{name: "always local", code: turnCode, local: true, want: []string{"local", "local"}},
-		{name: "older turn code", code: 1, want: []string{"activity", "activity"}, resume: []string{"", ""}},
+		{name: "always activities", calls: ModelCallsActivity, want: []string{"activity", "activity"}, resume: []string{"", ""}},
+		{name: "always local", local: true, want: []string{"local", "local"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t)
@@ -102,9 +93,7 @@ func TestModelCallsWaitInTheWorkflowTaskThenHandOff(t *testing.T) {
 			cfg := testConfig()
 			cfg.ModelCalls, cfg.LocalModelCalls = tc.calls, tc.local
 			cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
-			in := turnInput(cfg)
-			in.Code = tc.code
-			env.ExecuteWorkflow(TurnWorkflow, in)
+			env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
 
 			res := turnResult(t, env)
 			if tc.failed != "" {

@@ -7,21 +7,17 @@ import (
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
-// parallelCode is the turn code from which calls that only read run side
-// by side.
-const parallelCode = 5
-
 // runTools runs the calls of one answer and returns their outputs in the
-// model's order. From turn code 5, consecutive calls that only read (file
-// reads, listings, searches, pictures) run side by side: they change
-// nothing and log no items, so their order matters to no one; from turn
-// code 11 so do foreground sub-agent runs (see [turn.sideBySide]); every
-// other call runs alone, in the model's order.
+// model's order. Consecutive calls that only read (file reads, listings,
+// searches, pictures) run side by side: they change nothing and log no
+// items, so their order matters to no one; so do foreground sub-agent
+// runs (see [turn.sideBySide]); every other call runs alone, in the
+// model's order.
 func (t *turn) runTools(ctx workflow.Context, calls []activities.DecodedCall) []harness.Entry {
 	out := make([]harness.Entry, len(calls))
 	for i := 0; i < len(calls); {
 		j := i + 1
-		if t.in.Code >= parallelCode && t.sideBySide(calls[i]) {
+		if t.sideBySide(calls[i]) {
 			for j < len(calls) && t.sideBySide(calls[j]) {
 				j++
 			}
@@ -49,14 +45,13 @@ func (t *turn) runTools(ctx workflow.Context, calls []activities.DecodedCall) []
 }
 
 // sideBySide tells whether a call may run beside its neighbours: one
-// that only reads, or (from turn code [agentToolsCode]) a foreground
-// sub-agent run, whose agent works in a thread of its own; several Task
+// that only reads, or a foreground sub-agent run, whose agent works in a thread of its own; several Task
 // calls in one answer run their agents at once, as Claude Code runs them.
 func (t *turn) sideBySide(c activities.DecodedCall) bool {
 	if readsOnly(c) {
 		return true
 	}
-	if t.in.Code < agentToolsCode || c.Inv.Error != "" || c.Inv.Tool != harness.ToolExternal {
+	if c.Inv.Error != "" || c.Inv.Tool != harness.ToolExternal {
 		return false
 	}
 	x, ok := t.externalTool(c.Inv.External)

@@ -17,14 +17,12 @@ func readCall(id, path string) activities.DecodedCall {
 	return activities.DecodedCall{Call: harness.ToolCall{CallID: id, Name: "read_file"}, Inv: harness.Invocation{Tool: harness.ToolRead, Path: path}}
 }
 
-// From turn code 5 consecutive reads of one answer run side by side, a
-// write between them runs alone, and the outputs go back in the model's
-// order; an older turn runs every call alone.
+// Consecutive reads of one answer run side by side, a write between them
+// runs alone, and the outputs go back in the model's order.
 func TestTurnRunsReadsSideBySide(t *testing.T) {
 	for _, c := range []struct {
-		code    int
 		maxBusy int
-	}{{parallelCode, 3}, {parallelCode - 1, 1}} {
+	}{{3}} {
 		env := newEnv(t)
 		model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
 			if n == 1 {
@@ -45,7 +43,7 @@ func TestTurnRunsReadsSideBySide(t *testing.T) {
 			order = append(order, in.CallID)
 			mu.Unlock()
 			// A read waits (boundedly) until as many calls run as the
-			// code should allow at once: side by side they all get there.
+			// may run at once: side by side they all get there.
 			for deadline := time.Now().Add(10 * time.Second); in.Inv.Tool == harness.ToolRead && time.Now().Before(deadline); {
 				mu.Lock()
 				released = released || busy >= c.maxBusy
@@ -61,12 +59,10 @@ func TestTurnRunsReadsSideBySide(t *testing.T) {
 			mu.Unlock()
 			return &activities.FileToolOutput{Output: "contents of " + in.Inv.Path, Success: true}, nil
 		})
-		in := turnInput(testConfig())
-		in.Code = c.code
-		env.ExecuteWorkflow(TurnWorkflow, in)
+		env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
 		res := turnResult(t, env)
 		require.Equal(t, StatusCompleted, res.Status, res.Error)
-		require.Equal(t, c.maxBusy, maxBusy, "code %d: calls at once", c.code)
+		require.Equal(t, c.maxBusy, maxBusy, "calls at once")
 		require.Len(t, order, 5)
 		require.Equal(t, "w", order[3], "the write runs after the reads before it and before the read after it")
 		sent := model.calls()[1].Append

@@ -11,16 +11,14 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// Turns from turn code 4 on make each attempt of a model call themselves
-// (every activity runs once) and count the failures as Codex does: a
+// A turn makes each attempt of a model call itself (every activity runs
+// once) and counts the failures as Codex does: a
 // request that failed before the answer began is tried again up to the
 // provider's request_max_retries, an answer that broke off or stalled up
 // to its stream_max_retries. Before each new attempt the turn logs a
 // model.retry event, so front ends show it while it happens, and waits
 // on a durable timer. Permanent failures (401, 400, an unknown model)
-// end the call at once. Earlier turns leave the retries to Temporal (ten
-// attempts, backing off to a minute), with nothing shown.
-const retryCode = 4
+// end the call at once.
 
 // Pauses between attempts: the first retry waits retryFirstDelay, each
 // later one of the same kind twice as long as the one before, up to
@@ -33,10 +31,7 @@ const (
 
 // retryPolicy is the Temporal retry policy of a model call's activity.
 func (t *turn) retryPolicy() *temporal.RetryPolicy {
-	if t.in.Code >= retryCode {
-		return &temporal.RetryPolicy{MaximumAttempts: 1}
-	}
-	return &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10}
+	return &temporal.RetryPolicy{MaximumAttempts: 1}
 }
 
 // callModelRetrying makes attempts of a call until one answers, one fails

@@ -38,7 +38,6 @@ func TestModelRetriesFollowRequestMaxRetries(t *testing.T) {
 	cfg := testConfig()
 	cfg.Provider.RequestMaxRetries = intp(2)
 	in := turnInput(cfg)
-	in.Code = 4
 	start := env.Now()
 	env.ExecuteWorkflow(TurnWorkflow, in)
 
@@ -83,7 +82,6 @@ func TestModelRetriesRecoverAndCountStreams(t *testing.T) {
 	cfg := testConfig()
 	cfg.Provider.RequestMaxRetries, cfg.Provider.StreamMaxRetries = intp(1), intp(1)
 	in := turnInput(cfg)
-	in.Code = 4
 	env.ExecuteWorkflow(TurnWorkflow, in)
 
 	require.NoError(t, env.GetWorkflowError())
@@ -97,29 +95,21 @@ func TestModelRetriesRecoverAndCountStreams(t *testing.T) {
 }
 
 // A permanent refusal fails the turn at once, with the provider's words
-// and no retry; before turn code 4 such a turn's workflow completes.
+// and no retry; the turn's workflow fails.
 func TestPermanentModelErrorFailsAtOnce(t *testing.T) {
-	for _, code := range []int{3, 4} {
-		env := newEnv(t)
-		model := &fakeModel{answer: func(int, activities.ModelInput) (*activities.ModelOutput, error) {
-			return nil, temporal.NewNonRetryableApplicationError("provider p answered 401: bad key", activities.ErrTypeProvider, nil)
-		}}
-		mockModel(env, model)
-		in := turnInput(testConfig())
-		in.Code = code
-		env.ExecuteWorkflow(TurnWorkflow, in)
+	env := newEnv(t)
+	model := &fakeModel{answer: func(int, activities.ModelInput) (*activities.ModelOutput, error) {
+		return nil, temporal.NewNonRetryableApplicationError("provider p answered 401: bad key", activities.ErrTypeProvider, nil)
+	}}
+	mockModel(env, model)
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(testConfig()))
 
-		res := turnResult(t, env)
-		require.Equal(t, StatusFailed, res.Status)
-		require.Equal(t, "provider p answered 401: bad key", res.Error)
-		require.Len(t, model.calls(), 1)
-		require.Empty(t, retryEvents(queryEvents(t, env).Events))
-		if code < 4 {
-			require.NoError(t, env.GetWorkflowError(), "code 3 completes")
-		} else {
-			require.Error(t, env.GetWorkflowError(), "code 4 fails")
-		}
-	}
+	res := turnResult(t, env)
+	require.Equal(t, StatusFailed, res.Status)
+	require.Equal(t, "provider p answered 401: bad key", res.Error)
+	require.Len(t, model.calls(), 1)
+	require.Empty(t, retryEvents(queryEvents(t, env).Events))
+	require.Error(t, env.GetWorkflowError())
 }
 
 // An interrupt during the pause before a retry ends the turn as
@@ -128,7 +118,6 @@ func TestInterruptDuringRetryPause(t *testing.T) {
 	env := newEnv(t)
 	mockModel(env, &fakeModel{answer: func(int, activities.ModelInput) (*activities.ModelOutput, error) { return nil, refused() }})
 	in := turnInput(testConfig())
-	in.Code = 4
 	env.RegisterDelayedCallback(env.CancelWorkflow, 1500*time.Millisecond)
 	env.ExecuteWorkflow(TurnWorkflow, in)
 

@@ -11,10 +11,6 @@ import (
 	"github.com/interpreter-dev/interpreter/harness"
 )
 
-// skillsVersion guards the skills step of a turn's preparation: turns
-// recorded before it issue no such activity.
-const skillsVersion = "turn-skills"
-
 // prepareSkills finds the skills the turn offers, on the workspace host,
 // once per turn (so a skill added or disabled shows in the next turn),
 // and records them and the MCP servers they need in the turn's state
@@ -22,9 +18,6 @@ const skillsVersion = "turn-skills"
 // warning item and the turn goes on; two enabled skills that declare the
 // same server differently make the preparation fail, naming both.
 func (t *turn) prepareSkills(ctx workflow.Context) error {
-	if !t.changed(ctx, skillsVersion) {
-		return nil
-	}
 	out, err := t.discoverSkills(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -44,9 +37,6 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 	return nil
 }
 
-// skillsHereVersion guards trying the discovery in-process first.
-const skillsHereVersion = "skills-here"
-
 // discoverSkills runs the discovery on the workspace host. When the worker
 // running this turn is that host, as with `interpreter dev`, it runs
 // in-process (a local activity, inside the current workflow task), which
@@ -57,7 +47,7 @@ func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, er
 	cfg := t.in.Config
 	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest()}
 	var out activities.SkillsOutput
-	if cfg.HostQueue != "" && t.changed(ctx, skillsHereVersion) {
+	if cfg.HostQueue != "" {
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 			StartToCloseTimeout: time.Minute,
 			Summary:             "skills · " + cfg.Cwd,

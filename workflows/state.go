@@ -26,33 +26,26 @@ type ThreadInput struct {
 	DocsDigest string `json:"docs_digest,omitempty"`
 }
 
-// ThreadState is everything a thread carries: continue-as-new passes it
-// whole.
-type ThreadState struct {
-	Config     ThreadConfig  `json:"config"`
-	Transcript string        `json:"transcript,omitempty"`
-	Turns      []TurnResult  `json:"turns,omitempty"`
-	NextTurn   int           `json:"next_turn"`
-	NextItem   int           `json:"next_item"`
-	Usage      harness.Usage `json:"usage"`
-	Queue      []QueuedTurn  `json:"queue,omitempty"`
-	Running    string        `json:"running,omitempty"`
-	// Unsent tool outputs of the last turn (see [TurnResult.Unsent]).
+// Carried is what a thread hands each turn and the turn hands back: the
+// conversation and what goes with it from turn to turn. [ThreadState],
+// [TurnInput], [TurnState] and [TurnResult] embed it, so each passes it
+// on with one assignment; embedded, its fields keep their JSON names.
+type Carried struct {
+	// Transcript references the conversation in the store; NextItem is
+	// the number of the next item id.
+	Transcript string `json:"transcript,omitempty"`
+	NextItem   int    `json:"next_item"`
+	// Unsent are entries the model has not read yet (tool outputs of a
+	// turn that ended after its tools ran, sub-agents' notices): the next
+	// turn sends them before its prompt, so the transcript never holds a
+	// tool call without its output.
 	Unsent []harness.Entry `json:"unsent,omitempty"`
-	// LateNotices are sub-agents' notices whose turn closed before they
-	// reached it; the next turn sends them before its prompt.
-	LateNotices []string `json:"late_notices,omitempty"`
-	// SessionApprovals hold for the rest of the thread.
+	// SessionApprovals are the thread's "approve for the session"
+	// decisions so far.
 	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
-	// ContextTokens is the conversation's size (see [TurnResult.ContextTokens]).
+	// ContextTokens is the conversation's size at the last model call
+	// (its input and output tokens).
 	ContextTokens int64 `json:"context_tokens,omitempty"`
-	// MemoryRef is the transcript whose memory was last extracted;
-	// MemorySummary the consolidated memory the thread started with.
-	MemoryRef     string `json:"memory_ref,omitempty"`
-	MemorySummary string `json:"memory_summary,omitempty"`
-	MemoryLoaded  bool   `json:"memory_loaded,omitempty"`
-	// Name is the thread's name ([UpdateSetName]).
-	Name string `json:"name,omitempty"`
 	// DocsDigest identifies the instructions files the model was shown
 	// last (see [turn.showDocs]).
 	DocsDigest string `json:"docs_digest,omitempty"`
@@ -62,6 +55,28 @@ type ThreadState struct {
 	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
 	NextSession  int           `json:"next_session,omitempty"`
 	SessionUses  int           `json:"session_uses,omitempty"`
+}
+
+// ThreadState is everything a thread carries: continue-as-new passes it
+// whole.
+type ThreadState struct {
+	Config ThreadConfig `json:"config"`
+	Carried
+	Turns    []TurnResult  `json:"turns,omitempty"`
+	NextTurn int           `json:"next_turn"`
+	Usage    harness.Usage `json:"usage"`
+	Queue    []QueuedTurn  `json:"queue,omitempty"`
+	Running  string        `json:"running,omitempty"`
+	// LateNotices are sub-agents' notices whose turn closed before they
+	// reached it; the next turn sends them before its prompt.
+	LateNotices []string `json:"late_notices,omitempty"`
+	// MemoryRef is the transcript whose memory was last extracted;
+	// MemorySummary the consolidated memory the thread started with.
+	MemoryRef     string `json:"memory_ref,omitempty"`
+	MemorySummary string `json:"memory_summary,omitempty"`
+	MemoryLoaded  bool   `json:"memory_loaded,omitempty"`
+	// Name is the thread's name ([UpdateSetName]).
+	Name string `json:"name,omitempty"`
 	// Parent is set when the thread is a sub-agent; Agents are the
 	// thread's own sub-agents, NextAgent the number of the last spawned.
 	Parent    *AgentParent `json:"parent,omitempty"`
@@ -87,34 +102,19 @@ type QueuedTurn struct {
 type TurnInput struct {
 	// Prompt comes first so the Input box on the turn's page in the Web UI
 	// starts with it.
-	Prompt     string       `json:"prompt"`
-	ThreadID   string       `json:"thread_id"`
-	TurnID     string       `json:"turn_id"`
-	Number     int          `json:"number"`
-	Config     ThreadConfig `json:"config"`
-	Transcript string       `json:"transcript,omitempty"`
-	NextItem   int          `json:"next_item"`
-	// Unsent tool outputs of the previous turn, sent before the prompt.
-	Unsent []harness.Entry `json:"unsent,omitempty"`
+	Prompt   string       `json:"prompt"`
+	ThreadID string       `json:"thread_id"`
+	TurnID   string       `json:"turn_id"`
+	Number   int          `json:"number"`
+	Config   ThreadConfig `json:"config"`
+	// Carried is the thread's as the turn starts.
+	Carried
 	// Images attached to the prompt, read into the store when the turn
 	// starts.
 	Images []activities.ImageSource `json:"images,omitempty"`
 	State  *TurnState               `json:"state,omitempty"`
-	// SessionApprovals of the thread so far.
-	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
-	// ContextTokens is the conversation's size when the turn starts.
-	ContextTokens int64 `json:"context_tokens,omitempty"`
-	// DocsDigest identifies the instructions files the thread showed last.
-	DocsDigest string `json:"docs_digest,omitempty"`
-	// Code is the turn code the thread started the turn with ([turnCode]);
-	// 0 for turns started by builds before it.
+	// Code is the turn code the thread started the turn with ([turnCode]).
 	Code int `json:"code,omitempty"`
-	// ExecSessions are the thread's open unified-exec sessions;
-	// NextSession is the next session id, SessionUses the use counter
-	// that orders them (see unifiedexec.go).
-	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
-	NextSession  int           `json:"next_session,omitempty"`
-	SessionUses  int           `json:"session_uses,omitempty"`
 	// RootThread is set in a sub-agent's turns: the thread whose client
 	// answers its approvals ([SignalAgentApproval]).
 	RootThread string `json:"root_thread,omitempty"`
@@ -125,26 +125,24 @@ type TurnInput struct {
 
 // TurnState is everything a running turn carries across continue-as-new.
 type TurnState struct {
-	Step       int             `json:"step"`
-	Transcript string          `json:"transcript,omitempty"`
-	Pending    []harness.Entry `json:"pending,omitempty"`
-	Events     []Event         `json:"events,omitempty"`
-	LastSeq    int             `json:"last_seq"`
-	NextItem   int             `json:"next_item"`
-	Usage      harness.Usage   `json:"usage"`
-	Final      string          `json:"final,omitempty"`
-	Runs       int             `json:"runs"`
+	Step int `json:"step"`
+	// Carried is the thread's, as this turn changes it: its Unsent went
+	// into Pending when the turn started, and its SessionApprovals gain
+	// those decided in this turn.
+	Carried
+	Pending []harness.Entry `json:"pending,omitempty"`
+	Events  []Event         `json:"events,omitempty"`
+	LastSeq int             `json:"last_seq"`
+	Usage   harness.Usage   `json:"usage"`
+	Final   string          `json:"final,omitempty"`
+	Runs    int             `json:"runs"`
 	// Deadline is when the turn timeout fires; kept across continue-as-new.
 	Deadline time.Time `json:"deadline,omitempty"`
-	// SessionApprovals: the thread's, plus those decided in this turn.
-	SessionApprovals []SessionApproval `json:"session_approvals,omitempty"`
 	// Approvals are the pending approvals (front ends query them).
 	Approvals []Approval `json:"approvals,omitempty"`
 	// AgentApprovals are the sub-agents' pending approvals relayed into
 	// this (root) turn; the approvals query lists them after its own.
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
-	// ContextTokens is the conversation's size at the last model call.
-	ContextTokens int64 `json:"context_tokens,omitempty"`
 	// CompactError is set when compacting failed in this turn; it is not
 	// tried again in the same turn.
 	CompactError string `json:"compact_error,omitempty"`
@@ -168,16 +166,8 @@ type TurnState struct {
 	// MCPServers are the MCP servers whose tools this turn offers (the
 	// thread's and any joined for the turn), as listed.
 	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
-	// DocsDigest identifies the instructions files shown so far; DocSources
-	// are the paths of this turn's.
-	DocsDigest string   `json:"docs_digest,omitempty"`
+	// DocSources are the paths of this turn's instructions files.
 	DocSources []string `json:"doc_sources,omitempty"`
-	// ExecSessions are the thread's open unified-exec sessions;
-	// NextSession is the next session id, SessionUses the use counter
-	// that orders them (see unifiedexec.go).
-	ExecSessions []ExecSession `json:"exec_sessions,omitempty"`
-	NextSession  int           `json:"next_session,omitempty"`
-	SessionUses  int           `json:"session_uses,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -9,8 +9,7 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// commandHeartbeat is a shell command's heartbeat timeout from turn code
-// 7 (5 s before). Its worker heartbeats a quarter of that while the
+// commandHeartbeat is a shell command's heartbeat timeout. Its worker heartbeats a quarter of that while the
 // command prints nothing, and as output grows (throttled) while it
 // prints, so a quiet command costs the server a call every 5 s, not every
 // second. A worker that dies is still found at once when it restarts
@@ -21,22 +20,16 @@ func (t *turn) commandHeartbeat() time.Duration {
 	if hb := t.in.Config.ExecHeartbeat; hb > 0 {
 		return hb
 	}
-	if t.in.Code >= liveCode {
-		return commandHeartbeat
-	}
-	return 5 * time.Second
+	return commandHeartbeat
 }
 
 // awaitCommand waits for a command's activity. When the turn is
-// interrupted while it runs (from turn code 7), it also asks the workspace
+// interrupted while it runs, it also asks the workspace
 // host's worker to stop the command at once: Temporal's cancellation
 // reaches an activity only with its next heartbeat, seconds away for a
 // quiet command. The activity still ends through its cancellation, which
 // carries what it did.
 func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID string, out *activities.ExecOutput) error {
-	if t.in.Code < liveCode {
-		return f.Get(ctx, out)
-	}
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(f, func(workflow.Future) {})
 	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})

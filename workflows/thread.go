@@ -229,14 +229,12 @@ func (t *thread) validateArchive(ctx workflow.Context) error {
 	return nil
 }
 
-// archive completes the thread. Only threads that received [UpdateArchive]
-// come here, so histories of older builds never do; the version marker
-// still records which code archived it.
+// archive completes the thread (only threads that received
+// [UpdateArchive] come here).
 func (t *thread) archive(ctx workflow.Context) error {
-	_ = workflow.GetVersion(ctx, "thread-archive", workflow.DefaultVersion, 1)
-	// Its sub-agents end with it (threads of builds before them have none).
+	// Its sub-agents end with it.
 	t.closeAll(ctx)
-	if t.memoryDue() && workflow.GetVersion(ctx, "memory-extract", workflow.DefaultVersion, 1) == 1 {
+	if t.memoryDue() {
 		t.extractMemory(ctx)
 	}
 	if len(t.st.ExecSessions) > 0 {
@@ -287,15 +285,10 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
 	cfg = withMode(cfg, q.Request.Mode)
+	t.takeLateNotices()
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
-		Prompt: q.Request.Prompt, Transcript: t.st.Transcript, NextItem: t.st.NextItem, Unsent: t.unsentWithNotices(),
-		SessionApprovals: t.st.SessionApprovals,
-		ContextTokens:    t.st.ContextTokens,
-		Code:             turnCode,
-		DocsDigest:       t.st.DocsDigest,
-		Images:           q.Request.Images,
-		ExecSessions:     t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
+		Prompt: q.Request.Prompt, Carried: t.st.Carried, Code: turnCode, Images: q.Request.Images,
 	}
 	if t.st.Parent != nil {
 		in.RootThread = t.st.Parent.RootID
@@ -305,35 +298,31 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
 	err := t.child.Get(ctx, &res)
 	if r, ok := TurnResultOf(err); ok {
-		// A failed or interrupted turn of turn code 4 or later: its
-		// result comes with the error.
+		// A failed or interrupted turn: its result comes with the error.
 		res, err = r, nil
 	}
 	if err != nil {
 		// The turn workflow reports its own failures as results (or with
 		// them); an error here means it was terminated or timed out from
-		// outside.
+		// outside, or it refused to run (another turn code). The thread
+		// keeps what it had, but for the turn's session ids: its own
+		// sessions are not known, those before it are.
 		res = TurnResult{TurnID: q.TurnID, Number: q.Number, Status: StatusFailed,
-			Error: "turn ended abnormally: " + rootMessage(err), Transcript: t.st.Transcript, NextItem: t.st.NextItem,
-			Unsent: t.st.Unsent}
+			Error: "turn ended abnormally: " + abnormalEnd(err), Carried: t.st.Carried}
+		res.NextSession += maxExecSessions
+		res.ContextTokens, res.DocsDigest = 0, ""
 		var canceled *temporal.CanceledError
 		if errors.As(err, &canceled) {
 			res.Status, res.Error = StatusInterrupted, ""
 		}
-		res.SessionApprovals = t.st.SessionApprovals
-		// The turn's own sessions are not known; those before it are.
-		res.ExecSessions, res.NextSession, res.SessionUses = t.st.ExecSessions, t.st.NextSession+maxExecSessions, t.st.SessionUses
 	}
-	t.st.SessionApprovals = res.SessionApprovals
-	t.st.ExecSessions, t.st.NextSession, t.st.SessionUses = res.ExecSessions, res.NextSession, res.SessionUses
-	t.st.Transcript = res.Transcript
-	t.st.NextItem = res.NextItem
-	t.st.Unsent = res.Unsent
-	if res.DocsDigest != "" {
-		t.st.DocsDigest = res.DocsDigest
+	kept := t.st.Carried
+	t.st.Carried = res.Carried
+	if res.DocsDigest == "" {
+		t.st.DocsDigest = kept.DocsDigest
 	}
-	if err == nil {
-		t.st.ContextTokens = res.ContextTokens
+	if err != nil {
+		t.st.ContextTokens = kept.ContextTokens
 	}
 	t.st.Usage.Add(res.Usage)
 	res.Tail = nil

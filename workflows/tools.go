@@ -91,7 +91,7 @@ func (t *turn) runShell(ctx workflow.Context, c activities.DecodedCall) string {
 	if done {
 		return msg
 	}
-	if policy == sandbox.OnFailure && out.Sandboxed && out.SandboxDenied && t.approvalsOn(ctx) {
+	if policy == sandbox.OnFailure && out.Sandboxed && out.SandboxDenied {
 		reason := fmt.Sprintf("the command failed inside the sandbox (exit code %d) in a way that looks like the sandbox stopped it; run it again without the sandbox?", out.ExitCode)
 		rerun := t.sessionApproved(prefix, true)
 		if !rerun {
@@ -117,17 +117,6 @@ func (t *turn) gate(ctx workflow.Context, it *Item, argv []string, inv harness.I
 	cfg := t.in.Config
 	policy, mode := sandbox.Policy(cfg.ApprovalPolicy), sandbox.Mode(cfg.SandboxMode)
 	v = sandbox.Assess(policy, mode, argv, inv.Escalate, inv.Justification)
-	legacy := sandbox.Decide(policy, argv)
-	if (v.Decision != sandbox.Run || legacy != sandbox.Run) && !t.approvalsOn(ctx) {
-		// Recorded by a build without approvals: decide as it did.
-		if legacy == sandbox.Ask {
-			it.Status = StatusDeclined
-			t.log.add(Event{Type: EventItemCompleted, Item: it})
-			return v, fmt.Sprintf("declined: approval policy %q requires a person's approval for this command, and none can be asked here. "+
-				"Use read-only commands, or ask the user to change the approval policy.", cfg.ApprovalPolicy), false
-		}
-		v = sandbox.Verdict{Decision: sandbox.Run}
-	}
 	prefix := sandbox.CommandPrefix(argv)
 	switch {
 	case v.Decision == sandbox.Refuse:
@@ -185,18 +174,12 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
-		it.AggregatedOutput = out.Output
-		if t.in.Code >= 3 {
-			it.DurationMs, it.AggregatedOutput = interruptedReport(err, "[interrupted: the turn was stopped while the command ran]")
-		}
+		it.DurationMs, it.AggregatedOutput = interruptedReport(err, "[interrupted: the turn was stopped while the command ran]")
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return out, "command interrupted: the turn was stopped while it ran", true
 	case err != nil && isTimeout(err):
 		it.Status = StatusInterrupted
-		it.AggregatedOutput = workerStopped
-		if t.in.Code >= 3 {
-			it.DurationMs, it.AggregatedOutput = interruptedReport(err, workerStopped)
-		}
+		it.DurationMs, it.AggregatedOutput = interruptedReport(err, workerStopped)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return out, "The command was interrupted: the worker running it stopped before it finished. " +
 			"Its outcome is unknown (it may have partly run) and it was NOT run again. Check the state before retrying it.", true
@@ -251,7 +234,7 @@ func (t *turn) runPatch(ctx workflow.Context, c activities.DecodedCall) string {
 	in := activities.PatchInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Cwd: cfg.Cwd, Patch: c.Inv.Patch,
 		SandboxMode: cfg.SandboxMode, WritableRoots: cfg.WritableRoots}
 	out, err := t.patch(ctx, c, in)
-	if err == nil && out.NeedsApproval && t.approvalsOn(ctx) {
+	if err == nil && out.NeedsApproval {
 		policy := sandbox.Policy(cfg.ApprovalPolicy)
 		prefix := "apply_patch: " + out.Path
 		switch {

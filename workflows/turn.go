@@ -50,15 +50,17 @@ type turn struct {
 // until the model stops, the turn is interrupted (cancelled by its thread),
 // or max_steps / the turn timeout ends it.
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
+	if err := checkTurnCode(ctx, in); err != nil {
+		return TurnResult{}, err
+	}
 	t := &turn{in: in}
 	if in.State != nil {
 		t.st = *in.State
 		t.st.Runs++
 	} else {
-		t.st = TurnState{Transcript: in.Transcript, NextItem: in.NextItem, ContextTokens: in.ContextTokens,
-			Pending:          append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt}),
-			SessionApprovals: in.SessionApprovals, DocsDigest: in.DocsDigest,
-			ExecSessions: in.ExecSessions, NextSession: in.NextSession, SessionUses: in.SessionUses}
+		t.st = TurnState{Carried: in.Carried,
+			Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
+		t.st.Unsent = nil // sent first, with the prompt
 		if in.Config.TurnTimeout > 0 {
 			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
 		}
@@ -240,14 +242,10 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 		Reasoning: cfg.Reasoning,
 	}
-	if t.in.Code >= retryCode {
-		return t.callModelRetrying(ctx, in)
-	}
-	return t.callModelOnce(ctx, in)
+	return t.callModelRetrying(ctx, in)
 }
 
-// callModelOnce makes one attempt of a call (before turn code 4, with
-// Temporal's retries inside it).
+// callModelOnce makes one attempt of a call.
 func (t *turn) callModelOnce(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
 	switch {
 	case t.localModelCall():
@@ -297,10 +295,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
-		Transcript: t.st.Transcript, NextItem: t.st.NextItem, SessionApprovals: t.st.SessionApprovals,
-		ContextTokens:      t.st.ContextTokens,
-		InstructionSources: t.st.DocSources, DocsDigest: t.st.DocsDigest,
-		ExecSessions: t.st.ExecSessions, NextSession: t.st.NextSession, SessionUses: t.st.SessionUses,
+		Carried: t.st.Carried, InstructionSources: t.st.DocSources,
 	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})

@@ -7,21 +7,17 @@ import (
 )
 
 // ErrTypeTurnFailed is the type of the error a failed turn's workflow
-// ends with (from turn code 4 on); its details hold the [TurnResult].
+// ends with; its details hold the [TurnResult].
 const ErrTypeTurnFailed = "TurnFailed"
 
-// closeWith ends a turn's workflow with its result. From turn code 4 on
-// the execution's status says how the turn ended, as the Temporal UI and
+// closeWith ends a turn's workflow with its result. The execution's
+// status says how the turn ended, as the Temporal UI and
 // its filters show it: a completed turn completes; a failed one fails
 // with a non-retryable TurnFailed error whose message is the turn's
 // error (red, counted as a failure); an interrupted one is canceled
 // (grey). Both carry the result in their details, where its thread and
-// the front ends read it ([TurnResultOf]). Earlier turns complete in
-// every case, their result saying how they ended.
+// the front ends read it ([TurnResultOf]).
 func (t *turn) closeWith(res TurnResult) (TurnResult, error) {
-	if t.in.Code < retryCode {
-		return res, nil
-	}
 	switch res.Status {
 	case StatusFailed:
 		msg := res.Error

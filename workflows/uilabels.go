@@ -74,3 +74,16 @@ func oneLine(s string, max int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// ShownStatus is the status every front end shows for an item. Codex's
+// item statuses (app-server CommandExecutionStatus, `exec --json`, the
+// MCP server's exec_command_end) are in progress, completed, failed and
+// declined; an item interrupted by a stop or by its worker's death did
+// not complete and its outcome is unknown, so it shows as failed, and its
+// output says it was interrupted. "declined" would claim it never ran.
+func ShownStatus(status string) string {
+	if status == StatusInterrupted {
+		return StatusFailed
+	}
+	return status
+}

@@ -112,7 +112,7 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	in := activities.ExecCommandInput{Exec: t.execInput(c.Call.CallID, argv, it.Cwd, v.Unsandboxed),
 		SessionID: id, TTY: inv.TTY, YieldMs: yield, MaxTokens: tokens}
 	var out activities.SessionOutput
-	err := t.onHostFrom(ctx, lostWorkerCode, t.sessionOpts(t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110)),
+	err := t.onHost(ctx, t.sessionOpts(t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110)),
 		acts.ExecCommand, in, &out)
 	switch {
 	case err != nil && ctx.Err() != nil:

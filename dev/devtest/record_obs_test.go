@@ -9,14 +9,10 @@ import (
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// TestRecordObservabilityHistories records (with -record) histories of the
-// paths added for long threads: compaction in the middle of a turn,
-// thread.compact between turns, thread.archive, and memories (loading at
-// the start, extraction when idle). It writes only its own
-// files, so the histories of older builds stay as they were recorded:
-//
-//	go test ./dev/devtest/ -run TestRecordObservabilityHistories -record
-func TestRecordObservabilityHistories(t *testing.T) {
+// recordCompaction: compaction in the middle of a turn, thread.compact
+// between turns, and thread.archive, with model calls as local activities
+// and as regular ones.
+func recordCompaction(t *testing.T) {
 	w := Start(t, compactScript())
 	w.StartWorker(WorkerOptions{Name: "recorder"})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -50,7 +46,15 @@ func TestRecordObservabilityHistories(t *testing.T) {
 		}
 		w.save(ctx, "compact-archive-"+suffix, id)
 	}
+}
 
+// recordMemory: memories loaded at a thread's start and extracted when it
+// is idle, then at its archive.
+func recordMemory(t *testing.T) {
+	w := Start(t, compactScript())
+	w.StartWorker(WorkerOptions{Name: "recorder"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	cfg := w.Config("")
 	cfg.LocalModelCalls = true
 	cfg.Memories = true

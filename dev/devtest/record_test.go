@@ -27,11 +27,34 @@ func call(name, args string) fakemodel.ToolCall {
 	return fakemodel.ToolCall{Name: name, Arguments: json.RawMessage(args)}
 }
 
-// TestRecordHistories runs threads over the workflow paths on the real
-// server and, with -record, saves every run's history for the replay test
-// in package workflows. Without -record it checks only that the scenarios
-// run.
+// TestRecordHistories runs, on the real server, one thread per feature of
+// the baseline (workflows/baseline.go) and, with -record, saves every
+// run's history for the replay test in package workflows; without -record
+// it checks only that the scenarios run. Its files are those of
+// workflows/testdata/histories (see the README there); one scenario
+// rewrites its own:
+//
+//	go test ./dev/devtest/ -run TestRecordHistories -record
+//	go test ./dev/devtest/ -run TestRecordHistories/failover -record
 func TestRecordHistories(t *testing.T) {
+	t.Run("basic", recordBasic)
+	t.Run("approvals", recordApprovals)
+	t.Run("pictures", recordPictures)
+	t.Run("tools", recordTools)
+	t.Run("uexec", recordUnifiedExec)
+	t.Run("stop", recordStopCommand)
+	t.Run("failover", recordFailover)
+	t.Run("compact", recordCompaction)
+	t.Run("memory", recordMemory)
+	t.Run("agents", recordAgents)
+	t.Run("notice", recordNotice)
+}
+
+// recordBasic: a turn with shell, apply_patch, update_plan and an unknown
+// tool, then a second turn; a turn and its thread continuing as new; a
+// model error; an interrupted turn. Each with model calls as local
+// activities and as regular ones.
+func recordBasic(t *testing.T) {
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "basic", Steps: []fakemodel.Step{
 			{Reasoning: "look first", Text: "Looking.", ToolCalls: []fakemodel.ToolCall{call("shell", `{"command":["echo","hi"]}`)}},
@@ -102,6 +125,52 @@ func TestRecordHistories(t *testing.T) {
 		}
 		w.save(ctx, "interrupted-"+suffix, id)
 	}
+}
+
+// recordApprovals: under approval policy "untrusted" a command is approved
+// for the session, a second one of the same prefix runs without asking,
+// and a third is denied.
+func recordApprovals(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "ask first", Steps: []fakemodel.Step{
+			{Shell: "touch approved.txt"},
+			{Shell: "touch again.txt"},
+			{Shell: "rm -f approved.txt"},
+			{Text: "approvals done"},
+		}},
+	}})
+	w.StartWorker(WorkerOptions{Name: "recorder"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := w.Config("")
+	cfg.ApprovalPolicy = "untrusted"
+	id := "approvals-" + time.Now().Format("150405.000")
+	resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
+		workflows.StartTurnRequest{Prompt: "ask first"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	err = threads.FollowTurn(ctx, w.Client, resp.TurnID, 0, func(e workflows.Event) {
+		if e.Type != workflows.EventApprovalRequested || e.Approval == nil {
+			return
+		}
+		asked++
+		d := workflows.DecisionApproveForSession
+		if asked > 1 {
+			d = workflows.DecisionDeny
+		}
+		if _, err := threads.Decide(ctx, w.Client, workflows.ApprovalDecision{ThreadID: id, ItemID: e.Approval.ItemID, Decision: d}); err != nil {
+			t.Errorf("deciding: %v", err)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := w.WaitTurn(ctx, id, resp.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "approvals done" || asked < 2 {
+		t.Fatalf("approvals turn (asked %d times): %+v", asked, res)
+	}
+	w.save(ctx, "approvals", id)
 }
 
 // save writes the histories of a thread and its turns (every run).

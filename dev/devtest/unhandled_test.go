@@ -64,10 +64,6 @@ func TestInterruptDuringTheClosingTaskRepeatsNothing(t *testing.T) {
 			if got := w.Model.Server.ArrivalsContaining(prompt); got != 2 {
 				t.Errorf("%s: the model was asked %d times, want 2 (one per step)", id, got)
 			}
-			if i == 0 {
-				// With -record: the code10-* histories of workflows/testdata.
-				w.save(ctx, "code10", id)
-			}
 			for _, wf := range []string{id, resp.TurnID} {
 				for _, e := range historyOf(t, w, wf) {
 					if a := e.GetWorkflowTaskFailedEventAttributes(); a != nil {
