@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -64,7 +63,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if err != nil {
 		return nil, err
 	}
-	if err := (harness.Reasoning{Effort: s.Effort, Summary: s.Summary}).Validate(); err != nil {
+	if err := workflows.CheckReasoning(s.Effort, s.Summary); err != nil {
 		return nil, invalidRequest("%s", strings.NewReplacer("model_reasoning_effort", "effort", "model_reasoning_summary", "summary").Replace(err.Error()))
 	}
 	if p.Cwd != nil && *p.Cwd != "" {

@@ -38,7 +38,7 @@ func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.Sta
 		WorkflowTaskTimeout:      workflows.ThreadTaskTimeout,
 		StaticSummary:            workflows.ThreadSummary(req.Prompt),
 		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd),
-		Memo:                     map[string]any{"title": workflows.OneLine(req.Prompt, 200), "cwd": nt.Config.Cwd},
+		Memo:                     map[string]any{workflows.MemoTitle: workflows.OneLine(req.Prompt, 200), workflows.MemoCwd: nt.Config.Cwd},
 		Priority:                 workflows.ThreadPriority(nt.ThreadID),
 	}
 	if nt.Config.SearchAttributes {

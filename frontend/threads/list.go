@@ -157,8 +157,8 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
 		return p != nil && converter.GetDefaultDataConverter().FromPayload(p, v) == nil
 	}
 	memo := e.GetMemo().GetFields()
-	decode(memo["title"], &s.Title)
-	decode(memo["cwd"], &s.Cwd)
+	decode(memo[workflows.MemoTitle], &s.Title)
+	decode(memo[workflows.MemoCwd], &s.Cwd)
 	decode(memo[workflows.MemoParentThread], &s.ParentThreadID)
 	decode(memo[workflows.MemoAgentNickname], &s.AgentNickname)
 	decode(memo[workflows.MemoAgentRole], &s.AgentRole)
