@@ -106,7 +106,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 			return nil, invalidRequest("Invalid request: a turn is running on thread %s; images cannot be steered into it, send them once it ends", p.ThreadID)
 		}
 		res, serr := c.steerRunning(p.ThreadID, prompt)
-		if serr == nil || attempt >= 3 || !strings.Contains(serr.Error(), "no active turn") {
+		if serr == nil || attempt >= 3 || !errors.Is(serr, threads.ErrNoActiveTurn) {
 			if serr == nil {
 				ts = c.subscribe(p.ThreadID)
 				c.mu.Lock()
@@ -138,18 +138,19 @@ func startTurnError(threadID string, err error) error {
 	if errors.Is(err, threads.ErrThreadArchived) {
 		return invalidRequest("thread %s is archived; thread/unarchive brings it back", threadID)
 	}
-	msg := innermost(err)
 	if errors.Is(err, threads.ErrTurnRefused) {
 		return invalidRequest("%s", strings.TrimPrefix(err.Error(), threads.ErrTurnRefused.Error()+": "))
 	}
-	if strings.Contains(msg, "waiting to start") || strings.Contains(msg, "is compacting") {
-		return invalidRequest("%s", msg)
+	if errors.Is(err, threads.ErrTurnWaiting) || errors.Is(err, threads.ErrCompacting) {
+		return invalidRequest("%s", innermost(err))
 	}
 	return internalError("starting the turn: %v", err)
 }
 
-func isRunning(err error) bool { return strings.Contains(innermost(err), "is running turn") }
+func isRunning(err error) bool { return errors.Is(err, threads.ErrTurnRunning) }
 
+// innermost is the text of err's innermost wrapped error: a refusal's
+// own message, without the context callers added.
 func innermost(err error) string {
 	for {
 		u := errors.Unwrap(err)
