@@ -63,8 +63,10 @@ type Update struct {
 	Streamed *Streamed
 	// Item is the command the output belongs to (UpdateOutput).
 	Item *workflows.Item
-	// Stream is LiveAgentText or LiveReasoning; Step the turn's step of
-	// the model call (UpdateOpened, UpdateDelta, UpdateClosed).
+	// Stream is LiveAgentText or LiveReasoning, Step the turn's step of
+	// the model call (UpdateOpened, UpdateDelta, UpdateClosed); for
+	// UpdateOutput Stream is the command's ("stdout": its stdout and
+	// stderr as the model reads them).
 	Stream string
 	Step   int
 	// Text is streamed text (UpdateOutput, UpdateDelta, UpdateClosed).
@@ -482,7 +484,7 @@ func (st *streamState) commandOutput(ch LiveChunk, era int) []Update {
 	}
 	delta := whole(&st.commandCut, ch.Data)
 	st.commandSent = append(st.commandSent, delta...)
-	return []Update{{Kind: UpdateOutput, Item: c, Text: delta, Data: ch.Data}}
+	return []Update{{Kind: UpdateOutput, Item: c, Stream: ch.Stream, Text: delta, Data: ch.Data}}
 }
 
 // stream is streamed text, opening the step on its first. Text of a step
