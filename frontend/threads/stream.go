@@ -263,7 +263,7 @@ func (s *Stream) run(ctx context.Context, send func(Update)) {
 	if known == nil {
 		res, err := s.src.Outcome(ctx)
 		if err != nil {
-			end(Update{Err: err, ErrOutcome: ctx.Err() == nil})
+			end(Update{Err: err, ErrOutcome: true})
 			return
 		}
 		known = &res
