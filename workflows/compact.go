@@ -159,13 +159,13 @@ func (t *turn) maybeCompact(ctx workflow.Context) error {
 func (t *thread) validateCompact(ctx workflow.Context) error {
 	switch {
 	case t.archived:
-		return fmt.Errorf("thread %s is archived", t.id)
+		return Refusal(ErrThreadArchived, "thread %s is archived", t.id)
 	case t.compacting:
 		return fmt.Errorf("thread %s is already compacting its context", t.id)
 	case t.st.Running != "":
-		return fmt.Errorf("thread %s is running turn %s; compact it when the turn has finished", t.id, t.st.Running)
+		return Refusal(ErrTurnRunning, "thread %s is running turn %s; compact it when the turn has finished", t.id, t.st.Running)
 	case len(t.st.Queue) > 0:
-		return fmt.Errorf("thread %s has turn %s waiting to start; compact it when the turn has finished", t.id, t.st.Queue[0].TurnID)
+		return Refusal(ErrTurnWaiting, "thread %s has turn %s waiting to start; compact it when the turn has finished", t.id, t.st.Queue[0].TurnID)
 	case t.st.Transcript == "":
 		return fmt.Errorf("thread %s has no conversation to compact yet", t.id)
 	}

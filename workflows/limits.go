@@ -103,7 +103,7 @@ func CheckThreadStart(cfg ThreadConfig, prompt string) error {
 // CheckThreadName refuses a thread name over the limit.
 func CheckThreadName(name string) error {
 	if len(name) > maxThreadName {
-		return fmt.Errorf("name is %d bytes long; the limit is %d", len(name), maxThreadName)
+		return Refusal(ErrOverLimit, "name is %d bytes long; the limit is %d", len(name), maxThreadName)
 	}
 	return nil
 }

@@ -47,17 +47,17 @@ func (t *turn) registerSteer(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r SteerRequest) error {
 			switch {
 			case r.ThreadID != t.in.ThreadID:
-				return fmt.Errorf("steer refused: it names thread %q, but this turn belongs to thread %s", r.ThreadID, t.in.ThreadID)
+				return Refusal(ErrSteerRefused, "steer refused: it names thread %q, but this turn belongs to thread %s", r.ThreadID, t.in.ThreadID)
 			case r.TurnID != t.in.TurnID:
-				return fmt.Errorf("expected active turn id `%s` but found `%s`", r.TurnID, t.in.TurnID)
+				return Refusal(ErrWrongTurn, "expected active turn id `%s` but found `%s`", r.TurnID, t.in.TurnID)
 			case strings.TrimSpace(r.Prompt) == "":
-				return fmt.Errorf("steer refused: the input is empty")
+				return Refusal(ErrSteerRefused, "steer refused: the input is empty")
 			case CheckInput("Input", r.Prompt) != nil:
 				return CheckInput("Input", r.Prompt)
 			case jsonSize(t.st.Steers)+jsonSize(r.Prompt) > MaxInputBytes:
-				return fmt.Errorf("steer refused: input steered before the next model call would exceed %d bytes; wait for the model to read it", MaxInputBytes)
+				return Refusal(ErrSteerRefused, "steer refused: input steered before the next model call would exceed %d bytes; wait for the model to read it", MaxInputBytes)
 			case t.status != "" || t.log.done || t.log.closing:
-				return fmt.Errorf("no active turn to steer: turn %s is finishing", t.in.TurnID)
+				return Refusal(ErrNoActiveTurn, "no active turn to steer: turn %s is finishing", t.in.TurnID)
 			}
 			return nil
 		}})

@@ -175,16 +175,16 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 		return err
 	}
 	if t.archived {
-		return fmt.Errorf("thread %s is archived", t.id)
+		return Refusal(ErrThreadArchived, "thread %s is archived", t.id)
 	}
 	if t.compacting {
-		return fmt.Errorf("thread %s is compacting its context; send the turn again when that is done", t.id)
+		return Refusal(ErrCompacting, "thread %s is compacting its context; send the turn again when that is done", t.id)
 	}
 	if t.st.Running != "" && !t.turnEnded() {
-		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
+		return Refusal(ErrTurnRunning, "thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
 	}
 	if len(t.st.Queue) > 0 {
-		return fmt.Errorf("thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
+		return Refusal(ErrTurnWaiting, "thread %s already has turn %s waiting to start", t.id, t.st.Queue[0].TurnID)
 	}
 	return nil
 }
@@ -218,13 +218,13 @@ func (t *thread) turnEnded() bool {
 
 func (t *thread) validateArchive(ctx workflow.Context) error {
 	if t.compacting {
-		return fmt.Errorf("thread %s is compacting its context; archive it when that is done", t.id)
+		return Refusal(ErrCompacting, "thread %s is compacting its context; archive it when that is done", t.id)
 	}
 	if t.st.Running != "" {
-		return fmt.Errorf("thread %s is running turn %s; wait for it to finish or interrupt it before archiving", t.id, t.st.Running)
+		return Refusal(ErrTurnRunning, "thread %s is running turn %s; wait for it to finish or interrupt it before archiving", t.id, t.st.Running)
 	}
 	if len(t.st.Queue) > 0 {
-		return fmt.Errorf("thread %s has turn %s waiting to start; wait for it to finish before archiving", t.id, t.st.Queue[0].TurnID)
+		return Refusal(ErrTurnWaiting, "thread %s has turn %s waiting to start; wait for it to finish before archiving", t.id, t.st.Queue[0].TurnID)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"fmt"
 	"strings"
 
 	"go.temporal.io/sdk/workflow"
@@ -34,10 +33,10 @@ func (t *thread) registerName(ctx workflow.Context) error {
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, name string) error {
 			if t.archived {
-				return fmt.Errorf("thread %s is archived", t.id)
+				return Refusal(ErrThreadArchived, "thread %s is archived", t.id)
 			}
 			if len(name) > maxThreadName {
-				return fmt.Errorf("name is %d bytes long; the limit is %d", len(name), maxThreadName)
+				return Refusal(ErrOverLimit, "name is %d bytes long; the limit is %d", len(name), maxThreadName)
 			}
 			return nil
 		}})

@@ -2,8 +2,10 @@ package appserver
 
 import (
 	"context"
-	"strings"
+	"errors"
 	"time"
+
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 )
 
 // Ephemeral threads (thread/start `ephemeral: true`; the Codex TUI starts
@@ -30,8 +32,7 @@ func (s *Server) dropEphemeral(threadID string) {
 			if err == nil {
 				return
 			}
-			msg := innermost(err)
-			if !strings.Contains(msg, "is running turn") && !strings.Contains(msg, "waiting to start") {
+			if !errors.Is(err, threads.ErrTurnRunning) && !errors.Is(err, threads.ErrTurnWaiting) {
 				s.log.Warn("archiving an ephemeral thread", "thread", threadID, "err", err)
 				return
 			}

@@ -116,7 +116,7 @@ func (b *fakeBackend) ListThreads(_ context.Context, q ListQuery) (ThreadPage, e
 	if q.Cursor != "" {
 		n, err := strconv.Atoi(q.Cursor)
 		if err != nil {
-			return ThreadPage{}, fmt.Errorf("bad cursor")
+			return ThreadPage{}, fmt.Errorf("bad cursor: %w", ErrInvalidCursor)
 		}
 		start = n
 	}
@@ -139,7 +139,7 @@ func (b *fakeBackend) StartTurn(_ context.Context, threadID string, req workflow
 		return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", threads.ErrThreadArchived, threadID)
 	}
 	if t.view.RunningTurn != "" {
-		return workflows.StartTurnResponse{}, fmt.Errorf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it", threadID, t.view.RunningTurn)
+		return workflows.StartTurnResponse{}, threads.Refusal(threads.ErrTurnRunning, fmt.Sprintf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it", threadID, t.view.RunningTurn))
 	}
 	b.requests = append(b.requests, req)
 	c := &t.view.Config
@@ -426,7 +426,7 @@ func (b *fakeBackend) Steer(_ context.Context, threadID, turnID, prompt string) 
 	defer b.mu.Unlock()
 	t := b.threads[threadID]
 	if t == nil || t.view.RunningTurn != turnID {
-		return fmt.Errorf("no active turn to steer")
+		return threads.Refusal(threads.ErrNoActiveTurn, "no active turn to steer")
 	}
 	b.steers = append(b.steers, prompt)
 	b.emitLocked(turnID, workflows.Event{Type: workflows.EventItemCompleted,
@@ -439,7 +439,7 @@ func (b *fakeBackend) SetName(_ context.Context, threadID, name string) error {
 	defer b.mu.Unlock()
 	t := b.threads[threadID]
 	if t.info.Archived {
-		return fmt.Errorf("thread %s is archived", threadID)
+		return fmt.Errorf("%w: %s", threads.ErrThreadArchived, threadID)
 	}
 	t.info.Name = strings.TrimSpace(name)
 	t.view.Name = t.info.Name
@@ -451,7 +451,7 @@ func (b *fakeBackend) Archive(_ context.Context, threadID string) error {
 	defer b.mu.Unlock()
 	t := b.threads[threadID]
 	if t.view.RunningTurn != "" {
-		return fmt.Errorf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it before archiving", threadID, t.view.RunningTurn)
+		return threads.Refusal(threads.ErrTurnRunning, fmt.Sprintf("update rejected: thread %s is running turn %s; wait for it to finish or interrupt it before archiving", threadID, t.view.RunningTurn))
 	}
 	t.info.Archived = true
 	return nil
@@ -462,7 +462,7 @@ func (b *fakeBackend) Unarchive(_ context.Context, threadID string) (ThreadInfo,
 	defer b.mu.Unlock()
 	t := b.threads[threadID]
 	if !t.info.Archived {
-		return ThreadInfo{}, fmt.Errorf("thread %s is not archived", threadID)
+		return ThreadInfo{}, threads.Refusal(threads.ErrNotArchived, fmt.Sprintf("thread %s is not archived", threadID))
 	}
 	t.info.Archived = false
 	return t.snapshot(), nil

@@ -2,8 +2,9 @@ package appserver
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -12,206 +13,216 @@ import (
 // LiveReader reads what a turn's running commands wrote and its running
 // model call streamed since its previous poll; [threads.LiveOutput] is
 // the one over Temporal.
-type LiveReader interface {
-	Poll(ctx context.Context) ([]threads.LiveChunk, error)
-}
+type LiveReader = threads.LiveReader
 
-// live is the streaming state of a followed turn: what its running command
-// wrote and what its model call streamed, sent as
-// item/commandExecution/outputDelta and item/agentMessage/delta while they
-// happen. The follower holds it and sends the log's notifications and the
-// deltas under one lock (follower.emitMu), so a delta never comes after its
-// item's item/completed; the item's completion then carries only the text
-// not streamed yet, so an item's deltas add up to its final text.
+// follower streams one turn's notifications to its connection, translated
+// from the turn's stream ([threads.Stream]: its event log from a sequence
+// number on, merged with its live output). It survives worker restarts
+// (the log is durable) and backend hiccups (the stream reads again from
+// the last event it sent).
+//
+// The live output goes out as item/commandExecution/outputDelta,
+// item/agentMessage/delta and item/reasoning/summaryTextDelta while it
+// happens, in order with the log's notifications: a delta never comes
+// after its item's item/completed, and the completion carries only the
+// text not streamed yet, so an item's deltas add up to its final text.
 //
 // Streamed model text has no item yet: the workflow logs the agent
 // message as one completed item once the model call returns. So the first
-// streamed text of a step opens an agentMessage item of this server's own
-// ("<turn>-msg-<step>"): item/started, then the deltas, and the message's
-// item/completed goes out under that id (with the rest of the text as a
-// last delta). thread/read and thread/resume, built from the log, show the
-// message under the workflow's id. A step whose streamed text never
-// becomes a message (its call failed) has its item completed with the
-// text streamed, at the latest when the turn ends.
-type live struct {
-	// command is the running command item; sent is its output sent so far
-	// and cut the start of a character a poll cut.
-	command     *workflows.Item
-	commandSent []byte
-	commandCut  []byte
-	commandEra  int
+// streamed text of a step opens an item of this server's own
+// ("<turn>-msg-<step>", "<turn>-rs-<step>"): item/started, then the
+// deltas, and the workflow's item/completed goes out under that id (with
+// the rest of the text as a last delta). thread/read and thread/resume,
+// built from the log, show the message under the workflow's id. A step
+// whose streamed text never becomes an item (its call failed) has its
+// item completed with the text streamed, at the latest when the turn ends.
+type follower struct {
+	c        *conn
+	ts       *threadState
+	threadID string
+	turnID   string
+	content  []map[string]any
+	after    int
+	begun    bool
+	prev     *follower
+	done     chan struct{}
+	tr       *translator
 
-	// text and reasoning are what the model call streams (see
-	// live_stream.go); nil until the follower starts.
-	text, reasoning *modelStream
+	startedAt time.Time
 
-	// waiting are the approvals the turn waits for: nothing runs then,
-	// so nothing is polled. pace slows polling down while nothing happens.
-	waiting map[string]bool
-	pace    threads.LivePace
+	mu       sync.Mutex
+	finished bool
+	waiters  []func()
 }
 
-type liveMessage struct {
-	id   string
-	step int
-	text []byte
-	cut  []byte
+// newFollower registers a follower of a turn, to be started once the
+// response that announces the turn is written. after > 0 means the turn's
+// beginning was already sent (by this process or a previous one).
+func (c *conn) newFollower(ts *threadState, turnID string, content []map[string]any, after int) *follower {
+	f := &follower{c: c, ts: ts, threadID: ts.id, turnID: turnID, content: content, after: after, begun: after > 0,
+		done: make(chan struct{})}
+	f.tr = newTranslator(ts.id, turnID, c.nowMs)
+	c.mu.Lock()
+	f.prev, ts.follower = ts.follower, f
+	ts.followed[turnID] = true
+	c.mu.Unlock()
+	return f
 }
 
-// startLive polls the turn's live output until the returned stop is
-// called; nothing when the backend has no live view of the turn.
-func (f *follower) startLive(ctx context.Context) (stop func()) {
-	text, reasoning := f.newStreams()
-	f.live.text, f.live.reasoning = &text, &reasoning
-	reader := f.c.s.backend.Live(f.turnID)
-	if reader == nil {
-		return func() {}
+func (f *follower) start() { f.c.background(f.run) }
+
+// onFinish runs fn just before the turn's turn/completed is sent; false
+// if that already happened.
+func (f *follower) onFinish(fn func()) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.finished {
+		return false
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f.poll(pctx, reader)
+	f.waiters = append(f.waiters, fn)
+	return true
+}
+
+// followRetries is how many failed reads of a turn's log in a row the
+// follower retries before it gives the turn up as lost.
+const followRetries = 29
+
+func (f *follower) run() {
+	c := f.c
+	defer func() {
+		c.mu.Lock()
+		if f.ts.follower == f {
+			f.ts.follower = nil
+		}
+		c.mu.Unlock()
+		close(f.done)
 	}()
-	return func() { cancel(); <-done }
-}
-
-func (f *follower) poll(ctx context.Context, reader LiveReader) {
-	t := time.NewTicker(f.c.s.opts.LivePoll)
-	defer t.Stop()
-	for {
+	if f.prev != nil {
+		// The previous turn's last notifications go first.
 		select {
-		case <-ctx.Done():
+		case <-f.prev.done:
+		case <-f.ts.ctx.Done():
 			return
-		case <-t.C:
 		}
-		f.emitMu.Lock()
-		l := &f.live
-		cmdEra, textEra, reasoningEra := l.commandEra, l.text.era, l.reasoning.era
-		// Nothing before the turn's beginning went out; nothing while the
-		// turn waits for a client.
-		skip := !l.pace.Due(!f.begun || len(l.waiting) > 0)
-		f.emitMu.Unlock()
-		if skip {
-			continue
+	}
+	if f.after > 0 {
+		// Picked up mid-turn: ask again what a previous server left open.
+		c.askPending(f.turnID)
+	} else if f.content != nil {
+		// Our own new turn has started (the thread accepted it): say so
+		// now, rather than with its first events, which a slow model
+		// keeps back for a moment (see workflows.WaitRequest.HoldMs).
+		f.begin()
+	}
+	// The thread's context: it ends with the connection or with
+	// thread/unsubscribe, and the turn goes on in its workflow.
+	ctx := f.ts.ctx
+	b := c.s.backend
+	src := threads.Source{
+		Follow: func(ctx context.Context, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
+			return b.Follow(ctx, f.turnID, after, fn)
+		},
+		Outcome: func(ctx context.Context) (workflows.TurnResult, error) { return b.Outcome(ctx, f.turnID) },
+		Live:    b.Live(f.turnID),
+	}
+	stream := threads.StreamOf(src, f.after, threads.StreamOptions{
+		Poll: c.s.opts.LivePoll, Begun: f.begun, Retries: followRetries,
+		FollowError: func(attempt int, err error) { c.logf("following turn %s (attempt %d): %v", f.turnID, attempt, err) },
+		PollError:   func(err error) { c.logf("reading the live output of %s: %v", f.turnID, err) },
+	})
+	for u := range stream.Updates(ctx) {
+		if ctx.Err() != nil {
+			// Unsubscribed (or gone): nothing more goes to this
+			// connection.
+			return
 		}
-		chunks, err := reader.Poll(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				f.c.logf("reading the live output of %s: %v", f.turnID, err)
-			}
-			continue
-		}
-		f.emitMu.Lock()
-		l.pace.Polled(len(chunks) > 0)
-		for _, ch := range chunks {
-			if ctx.Err() != nil {
-				break
-			}
-			switch ch.Kind {
-			case threads.LiveCommandOutput:
-				f.commandOutput(ch, cmdEra)
-			case threads.LiveAgentText:
-				f.streamText(l.text, ch, textEra)
-			case threads.LiveReasoning:
-				f.streamText(l.reasoning, ch, reasoningEra)
-			}
-		}
-		f.emitMu.Unlock()
+		f.update(u)
 	}
 }
 
-// commandOutput sends a running command's output (f.emitMu held): only output
-// that continues what was sent, of the command item still running.
-func (f *follower) commandOutput(ch threads.LiveChunk, era int) {
-	l := &f.live
-	c := l.command
-	if l.commandEra != era || c == nil || ch.CallID != c.CallID || ch.Skipped > 0 ||
-		ch.Offset != int64(len(l.commandSent)+len(l.commandCut)) {
-		return
+// update sends the notifications of one update of the turn's stream.
+func (f *follower) update(u threads.Update) {
+	c := f.c
+	switch u.Kind {
+	case threads.UpdateEvent:
+		f.onEvent(u)
+	case threads.UpdateOutput:
+		if u.Text != "" {
+			c.notify(f.tr.note("item/commandExecution/outputDelta", map[string]any{"itemId": u.Item.ID, "delta": u.Text}))
+		}
+	case threads.UpdateOpened:
+		id, typ := f.streamItem(u.Stream, u.Step)
+		c.notify(f.tr.itemStarted(itemJSON(&workflows.Item{ID: id, Type: typ})))
+		if u.Stream == threads.LiveReasoning {
+			// One summary part per step: an answer's parts are joined
+			// into one text, as the item holds them.
+			c.notify(f.tr.note("item/reasoning/summaryPartAdded", map[string]any{"itemId": id, "summaryIndex": 0}))
+		}
+	case threads.UpdateDelta:
+		id, _ := f.streamItem(u.Stream, u.Step)
+		c.notify(f.streamDelta(u.Stream, id, u.Text))
+	case threads.UpdateClosed:
+		id, typ := f.streamItem(u.Stream, u.Step)
+		c.notify(f.tr.itemCompleted(itemJSON(&workflows.Item{ID: id, Type: typ, Text: u.Text})))
+	case threads.UpdateEnd:
+		f.end(u)
 	}
-	delta := whole(&l.commandCut, ch.Data)
-	if delta == "" {
-		return
-	}
-	l.commandSent = append(l.commandSent, delta...)
-	f.c.notify(f.tr.note("item/commandExecution/outputDelta", map[string]any{"itemId": c.ID, "delta": delta}))
 }
 
-// liveEvent notes what one logged event opens or closes (f.emitMu held) and
-// returns its notifications: the completion of an item that streamed
-// carries only the rest of its text, under the id its deltas used.
-func (f *follower) liveEvent(e workflows.Event) []notification {
-	l := &f.live
-	l.pace.Moved()
-	if a := e.Approval; a != nil {
-		switch e.Type {
-		case workflows.EventApprovalRequested:
-			if l.waiting == nil {
-				l.waiting = map[string]bool{}
-			}
-			l.waiting[a.ItemID] = true
-		case workflows.EventApprovalResolved:
-			delete(l.waiting, a.ItemID)
-		}
-	}
-	it := e.Item
-	if it == nil {
-		return f.tr.translate(e)
+// end finishes the turn the stream ended with; nothing when the thread's
+// context ended.
+func (f *follower) end(u threads.Update) {
+	if f.ts.ctx.Err() != nil {
+		return
 	}
 	switch {
-	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemStarted:
-		c := *it
-		l.command, l.commandSent, l.commandCut = &c, nil, nil
-	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventTerminalInteraction:
-		// A write_stdin into a session: what the session prints while it
-		// waits streams under the exec_command's item, as in Codex, from
-		// the start of this call's output.
-		c := *it
-		l.command, l.commandSent, l.commandCut = &c, nil, nil
-		l.commandEra++
-	case it.Type == workflows.ItemCommandExecution && e.Type == workflows.EventItemCompleted:
-		sent := ""
-		if l.command != nil && l.command.ID == it.ID {
-			sent = string(l.commandSent)
-			l.command, l.commandSent, l.commandCut = nil, nil, nil
-		}
-		l.commandEra++
-		f.tr.sent = sent
-		out := f.tr.translate(e)
-		f.tr.sent = ""
-		return out
-	case it.Type == workflows.ItemReasoning && e.Type == workflows.EventItemCompleted:
-		if out, ok := f.streamDone(l.reasoning, it); ok {
-			return out
-		}
-	case it.Type == workflows.ItemAgentMessage && e.Type == workflows.EventItemCompleted:
-		if out, ok := f.streamDone(l.text, it); ok {
-			return out
-		}
+	case u.Err != nil && u.ErrOutcome:
+		f.finish(workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed, Error: fmt.Sprintf("reading the turn's result: %v", u.Err)})
+	case u.Err != nil:
+		f.finish(workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed,
+			Error: fmt.Sprintf("lost track of the turn: %v", u.Err)})
+	default:
+		f.finish(*u.Result)
 	}
-	return f.tr.translate(e)
 }
 
-// whole appends b to the start of a character a previous chunk cut and
-// returns the complete characters, keeping the cut one's start in cut.
-func whole(cut *[]byte, b []byte) string {
-	all := append(*cut, b...)
-	n := completeUTF8(all)
-	*cut = append([]byte(nil), all[n:]...)
-	return string(all[:n])
+func (f *follower) onEvent(u threads.Update) {
+	e := u.Event
+	switch e.Type {
+	case workflows.EventTurnStarted:
+		f.begin()
+		return
+	case workflows.EventTurnCompleted, workflows.EventTurnFailed:
+		return
+	}
+	f.begin()
+	for _, n := range f.eventNotes(u) {
+		f.c.notify(n)
+	}
+	f.requests(e)
 }
 
-// completeUTF8 is the length of b's longest prefix that does not end in
-// the middle of a character.
-func completeUTF8(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if utf8.FullRune(b[i:]) {
-				return len(b)
-			}
-			return i
-		}
+// requests asks the client what the turn waits for, and ends questions
+// the turn resolved otherwise.
+func (f *follower) requests(e workflows.Event) {
+	c := f.c
+	switch {
+	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
+		c.askApproval(*e.Approval)
+	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
+		c.settle(askKey(f.turnID, e.Approval.ItemID))
+	case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
+		// A sub-agent's: the request names its thread, turn and item,
+		// and the answer goes to its turn.
+		c.askApproval(*e.Approval)
+	case e.Type == workflows.EventAgentApprovalResolved && e.Approval != nil:
+		c.settle(askKey(e.Approval.TurnID, e.Approval.ItemID))
+	case e.Type == workflows.EventDynamicRequested && e.Item != nil && e.Item.Dynamic != nil:
+		c.askDynamic(*e.Item.Dynamic)
+	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemDynamicToolCall:
+		c.settle(askKey(f.turnID, e.Item.ID))
+	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemCollabAgentToolCall:
+		c.announceSubAgent(e.Item)
+		c.followAgents(e.Item)
 	}
-	return len(b)
 }

@@ -1,11 +1,8 @@
 package appserver
 
 import (
-	"context"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -135,70 +132,6 @@ func TestLiveMessageWithoutItem(t *testing.T) {
 	}
 	if completed == nil || completed["id"] != turnID+"-msg-1" || completed["text"] != "partial" {
 		t.Fatalf("streamed message completed as %v", completed)
-	}
-}
-
-// countingLive counts polls and never has news.
-type countingLive struct {
-	mu    sync.Mutex
-	polls int
-}
-
-func (c *countingLive) Poll(context.Context) ([]threads.LiveChunk, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.polls++
-	return nil, nil
-}
-
-func (c *countingLive) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.polls
-}
-
-// countingBackend is a Backend whose Live is a countingLive.
-type countingBackend struct {
-	Backend
-	live *countingLive
-}
-
-func (b countingBackend) Live(string) LiveReader { return b.live }
-
-// While the turn waits for an approval nothing runs, so nothing is
-// polled; once it is resolved polling resumes, and slows down after a
-// while without news.
-func TestLivePollingPausesForApprovals(t *testing.T) {
-	reader := &countingLive{}
-	s := New(countingBackend{live: reader}, Options{LivePoll: time.Millisecond})
-	f := &follower{c: &conn{s: s}, threadID: "th", turnID: "th/turn-1", begun: true}
-	f.tr = newTranslator(f.threadID, f.turnID, func() int64 { return 0 })
-	approval := &workflows.Approval{ItemID: "item_1", Kind: "command"}
-	f.emitMu.Lock()
-	f.liveEvent(workflows.Event{Type: workflows.EventApprovalRequested, Approval: approval})
-	f.emitMu.Unlock()
-	stop := f.startLive(context.Background())
-	defer stop()
-	time.Sleep(50 * time.Millisecond) // fifty ticks in which no poll may happen
-	if n := reader.count(); n != 0 {
-		t.Fatalf("%d polls while an approval was pending", n)
-	}
-	f.emitMu.Lock()
-	f.liveEvent(workflows.Event{Type: workflows.EventApprovalResolved, Approval: approval})
-	f.emitMu.Unlock()
-	deadline := time.Now().Add(10 * time.Second)
-	for reader.count() < threads.LiveQuietPolls+20 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d polls after the approval was resolved", reader.count())
-		}
-		time.Sleep(time.Millisecond)
-	}
-	// Past quietPolls empty polls, one tick in ten polls.
-	f.emitMu.Lock()
-	quiet := f.live.pace.Quiet()
-	f.emitMu.Unlock()
-	if polls := reader.count(); polls >= quiet-5 {
-		t.Errorf("%d polls in %d quiet ticks: no slowing down", polls, quiet)
 	}
 }
 

@@ -49,13 +49,12 @@ func (c *conn) turnSteer(_ json.RawMessage, raw json.RawMessage) (*result, error
 // steerError maps a turn's refusal (it is finishing, or another turn runs
 // by now) to the client's error.
 func steerError(err error) error {
-	msg := innermost(err)
-	if strings.Contains(msg, "no active turn") || strings.Contains(msg, "expected active turn") ||
-		strings.Contains(msg, "steer refused") || strings.Contains(msg, "workflow execution already completed") {
-		if strings.Contains(msg, "already completed") {
-			msg = "no active turn to steer"
-		}
-		return invalidRequest("%s", msg)
+	switch {
+	case errors.Is(err, threads.ErrNoActiveTurn):
+		// Kept recognisable: turn/start then starts a turn after all.
+		return &refusedRequest{rpcError: invalidRequest("%s", innermost(err)), kind: threads.ErrNoActiveTurn}
+	case errors.Is(err, threads.ErrWrongTurn), errors.Is(err, threads.ErrSteerRefused):
+		return invalidRequest("%s", innermost(err))
 	}
 	return internalError("steering the turn: %v", err)
 }
@@ -72,7 +71,8 @@ func (c *conn) steerRunning(threadID, prompt string) (*result, error) {
 	}
 	running := info.View.RunningTurn
 	if running == "" {
-		return nil, invalidRequest("no active turn to steer") // it ended meanwhile: the caller starts a turn
+		// It ended meanwhile: the caller starts a turn.
+		return nil, &refusedRequest{rpcError: invalidRequest("no active turn to steer"), kind: threads.ErrNoActiveTurn}
 	}
 	if err := c.s.backend.Steer(ctx, threadID, running, prompt); err != nil {
 		return nil, steerError(err)
@@ -120,14 +120,23 @@ func manageError(threadID string, err error) error {
 	if errors.As(err, &se) {
 		return invalidRequest("%s", se.Error())
 	}
-	msg := innermost(err)
-	for _, refusal := range []string{"is archived", "is running turn", "waiting to start", "is compacting", "the limit is", "is not archived"} {
-		if strings.Contains(msg, refusal) {
-			return invalidRequest("%s", msg)
+	for _, refusal := range []error{threads.ErrTurnRunning, threads.ErrTurnWaiting, threads.ErrCompacting, threads.ErrOverLimit, threads.ErrNotArchived} {
+		if errors.Is(err, refusal) {
+			return invalidRequest("%s", innermost(err))
 		}
 	}
 	return internalError("%v", err)
 }
+
+// refusedRequest is a client's error that keeps the refusal it answers
+// recognisable (errors.Is) by the handler that asked.
+type refusedRequest struct {
+	*rpcError
+	kind error
+}
+
+func (r *refusedRequest) Unwrap() error        { return r.rpcError }
+func (r *refusedRequest) Is(target error) bool { return target == r.kind }
 
 // threadArchive archives an idle thread: its workflow completes, so it
 // leaves thread/list (archived: false) and takes no turns until

@@ -249,7 +249,7 @@ func (a *TemporalBackend) ListThreads(ctx context.Context, q ListQuery) (ThreadP
 	if q.Cursor != "" {
 		var err error
 		if token, err = base64.RawURLEncoding.DecodeString(q.Cursor); err != nil {
-			return ThreadPage{}, fmt.Errorf("invalid cursor: %w", err)
+			return ThreadPage{}, fmt.Errorf("%w: %w", ErrInvalidCursor, err)
 		}
 	}
 	query := threadListQuery + " AND ExecutionStatus != 'Completed'"
@@ -261,7 +261,7 @@ func (a *TemporalBackend) ListThreads(ctx context.Context, q ListQuery) (ThreadP
 	})
 	if err != nil {
 		if token != nil {
-			return ThreadPage{}, fmt.Errorf("invalid cursor: %w", err)
+			return ThreadPage{}, fmt.Errorf("%w: %w", ErrInvalidCursor, err)
 		}
 		return ThreadPage{}, err
 	}

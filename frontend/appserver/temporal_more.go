@@ -90,7 +90,7 @@ func (a *TemporalBackend) Unarchive(ctx context.Context, threadID string) (Threa
 	switch ex.GetStatus() {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		return ThreadInfo{}, fmt.Errorf("thread %s is not archived", threadID)
+		return ThreadInfo{}, threads.Refusal(threads.ErrNotArchived, fmt.Sprintf("thread %s is not archived", threadID))
 	default:
 		return ThreadInfo{}, fmt.Errorf("thread %s was not archived but ended %s; it cannot be brought back",
 			threadID, strings.ToLower(ex.GetStatus().String()))

@@ -2,10 +2,15 @@ package appserver
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
 // thread/list: pages of threads, filtered as Codex's clients ask.
+
+// ErrInvalidCursor is a [Backend]'s answer to a cursor it did not issue
+// (or can no longer read).
+var ErrInvalidCursor = errors.New("invalid cursor")
 
 type listParams struct {
 	Cursor         *string         `json:"cursor"`
@@ -58,7 +63,7 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 		defer cancel()
 		page, err := c.s.backend.ListThreads(ctx, q)
 		if err != nil {
-			if strings.Contains(err.Error(), "cursor") {
+			if errors.Is(err, ErrInvalidCursor) {
 				return nil, invalidRequest("Invalid request: invalid cursor")
 			}
 			return nil, internalError("listing threads: %v", err)

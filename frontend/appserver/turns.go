@@ -3,13 +3,10 @@ package appserver
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -64,7 +61,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if err != nil {
 		return nil, err
 	}
-	if err := (harness.Reasoning{Effort: s.Effort, Summary: s.Summary}).Validate(); err != nil {
+	if err := workflows.CheckReasoning(s.Effort, s.Summary); err != nil {
 		return nil, invalidRequest("%s", strings.NewReplacer("model_reasoning_effort", "effort", "model_reasoning_summary", "summary").Replace(err.Error()))
 	}
 	if p.Cwd != nil && *p.Cwd != "" {
@@ -107,7 +104,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 			return nil, invalidRequest("Invalid request: a turn is running on thread %s; images cannot be steered into it, send them once it ends", p.ThreadID)
 		}
 		res, serr := c.steerRunning(p.ThreadID, prompt)
-		if serr == nil || attempt >= 3 || !strings.Contains(serr.Error(), "no active turn") {
+		if serr == nil || attempt >= 3 || !errors.Is(serr, threads.ErrNoActiveTurn) {
 			if serr == nil {
 				ts = c.subscribe(p.ThreadID)
 				c.mu.Lock()
@@ -139,18 +136,19 @@ func startTurnError(threadID string, err error) error {
 	if errors.Is(err, threads.ErrThreadArchived) {
 		return invalidRequest("thread %s is archived; thread/unarchive brings it back", threadID)
 	}
-	msg := innermost(err)
 	if errors.Is(err, threads.ErrTurnRefused) {
 		return invalidRequest("%s", strings.TrimPrefix(err.Error(), threads.ErrTurnRefused.Error()+": "))
 	}
-	if strings.Contains(msg, "waiting to start") || strings.Contains(msg, "is compacting") {
-		return invalidRequest("%s", msg)
+	if errors.Is(err, threads.ErrTurnWaiting) || errors.Is(err, threads.ErrCompacting) {
+		return invalidRequest("%s", innermost(err))
 	}
 	return internalError("starting the turn: %v", err)
 }
 
-func isRunning(err error) bool { return strings.Contains(innermost(err), "is running turn") }
+func isRunning(err error) bool { return errors.Is(err, threads.ErrTurnRunning) }
 
+// innermost is the text of err's innermost wrapped error: a refusal's
+// own message, without the context callers added.
 func innermost(err error) string {
 	for {
 		u := errors.Unwrap(err)
@@ -265,189 +263,6 @@ func (c *conn) followerOf(threadID, turnID string) *follower {
 		return ts.follower
 	}
 	return nil
-}
-
-// follower streams one turn's notifications to its connection, translated
-// from the turn's event log from a sequence number on. It survives worker
-// restarts (the log is durable) and backend hiccups (it reads again from
-// the last event it sent).
-type follower struct {
-	c        *conn
-	ts       *threadState
-	threadID string
-	turnID   string
-	content  []map[string]any
-	after    int
-	begun    bool
-	prev     *follower
-	done     chan struct{}
-	tr       *translator
-
-	startedAt time.Time
-
-	mu       sync.Mutex
-	finished bool
-	waiters  []func()
-
-	// emitMu orders the log's notifications and the live deltas.
-	emitMu sync.Mutex
-	live   live
-}
-
-// newFollower registers a follower of a turn, to be started once the
-// response that announces the turn is written. after > 0 means the turn's
-// beginning was already sent (by this process or a previous one).
-func (c *conn) newFollower(ts *threadState, turnID string, content []map[string]any, after int) *follower {
-	f := &follower{c: c, ts: ts, threadID: ts.id, turnID: turnID, content: content, after: after, begun: after > 0,
-		done: make(chan struct{})}
-	f.tr = newTranslator(ts.id, turnID, c.nowMs)
-	c.mu.Lock()
-	f.prev, ts.follower = ts.follower, f
-	ts.followed[turnID] = true
-	c.mu.Unlock()
-	return f
-}
-
-func (f *follower) start() { f.c.background(f.run) }
-
-// onFinish runs fn just before the turn's turn/completed is sent; false
-// if that already happened.
-func (f *follower) onFinish(fn func()) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.finished {
-		return false
-	}
-	f.waiters = append(f.waiters, fn)
-	return true
-}
-
-func (f *follower) run() {
-	c := f.c
-	defer func() {
-		c.mu.Lock()
-		if f.ts.follower == f {
-			f.ts.follower = nil
-		}
-		c.mu.Unlock()
-		close(f.done)
-	}()
-	if f.prev != nil {
-		// The previous turn's last notifications go first.
-		select {
-		case <-f.prev.done:
-		case <-f.ts.ctx.Done():
-			return
-		}
-	}
-	if f.after > 0 {
-		// Picked up mid-turn: ask again what a previous server left open.
-		c.askPending(f.turnID)
-	} else if f.content != nil {
-		// Our own new turn has started (the thread accepted it): say so
-		// now, rather than with its first events, which a slow model
-		// keeps back for a moment (see workflows.WaitRequest.HoldMs).
-		f.emitMu.Lock()
-		f.begin()
-		f.emitMu.Unlock()
-	}
-	// The thread's context: it ends with the connection or with
-	// thread/unsubscribe, and the turn goes on in its workflow.
-	ctx := f.ts.ctx
-	stopLive := f.startLive(ctx)
-	defer stopLive()
-	failures := 0
-	var known *workflows.TurnResult
-	for {
-		res, err := c.s.backend.Follow(ctx, f.turnID, f.after, f.onEvent)
-		if ctx.Err() != nil {
-			return
-		}
-		if err == nil {
-			known = res
-			break
-		}
-		failures++
-		c.logf("following turn %s (attempt %d): %v", f.turnID, failures, err)
-		if failures >= 30 {
-			stopLive()
-			f.finish(workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed,
-				Error: fmt.Sprintf("lost track of the turn: %v", err)})
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(min(time.Duration(failures)*200*time.Millisecond, 3*time.Second)):
-		}
-	}
-	stopLive()
-	f.emitMu.Lock()
-	f.closeStream(f.live.reasoning)
-	f.closeStream(f.live.text)
-	f.emitMu.Unlock()
-	if known != nil {
-		f.finish(*known)
-		return
-	}
-	res, err := c.s.backend.Outcome(ctx, f.turnID)
-	if ctx.Err() != nil {
-		return
-	}
-	if err != nil {
-		res = workflows.TurnResult{TurnID: f.turnID, Status: workflows.StatusFailed, Error: fmt.Sprintf("reading the turn's result: %v", err)}
-	}
-	f.finish(res)
-}
-
-func (f *follower) onEvent(e workflows.Event) {
-	if f.ts.ctx.Err() != nil {
-		// Unsubscribed (or gone) while the backend delivered: nothing
-		// more goes to this connection.
-		return
-	}
-	if e.Seq > f.after {
-		f.after = e.Seq
-	}
-	f.emitMu.Lock()
-	defer f.emitMu.Unlock()
-	switch e.Type {
-	case workflows.EventTurnStarted:
-		f.begin()
-		return
-	case workflows.EventTurnCompleted, workflows.EventTurnFailed:
-		return
-	}
-	f.begin()
-	for _, n := range f.liveEvent(e) {
-		f.c.notify(n)
-	}
-	f.requests(e)
-}
-
-// requests asks the client what the turn waits for, and ends questions
-// the turn resolved otherwise.
-func (f *follower) requests(e workflows.Event) {
-	c := f.c
-	switch {
-	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
-		c.askApproval(*e.Approval)
-	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
-		c.settle(askKey(f.turnID, e.Approval.ItemID))
-	case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
-		// A sub-agent's: the request names its thread, turn and item,
-		// and the answer goes to its turn.
-		c.askApproval(*e.Approval)
-	case e.Type == workflows.EventAgentApprovalResolved && e.Approval != nil:
-		c.settle(askKey(e.Approval.TurnID, e.Approval.ItemID))
-	case e.Type == workflows.EventDynamicRequested && e.Item != nil && e.Item.Dynamic != nil:
-		c.askDynamic(*e.Item.Dynamic)
-	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemDynamicToolCall:
-		c.settle(askKey(f.turnID, e.Item.ID))
-	case e.Type == workflows.EventItemCompleted && e.Item != nil && e.Item.Type == workflows.ItemCollabAgentToolCall:
-		c.announceSubAgent(e.Item)
-		c.followAgents(e.Item)
-	}
 }
 
 // begin sends the turn's first notifications: the thread is active, the

@@ -186,15 +186,23 @@ func (s *Session) watch(ctx context.Context, threadID, turnID string, last bool)
 			s.answer(fctx, *ev.Approval)
 		}
 	}
-	if err := threads.FollowTurn(fctx, s.Client, turnID, 0, onEvent); err != nil {
-		return workflows.TurnResult{}, exitf(1, "following turn %s: %v", turnID, err)
+	// The log alone: exec shows items once they are done.
+	for u := range threads.NewStream(s.Client, turnID, 0, threads.StreamOptions{}).Updates(fctx) {
+		switch u.Kind {
+		case threads.UpdateEvent:
+			onEvent(u.Event)
+		case threads.UpdateEnd:
+			switch {
+			case u.Err != nil && u.ErrOutcome:
+				return workflows.TurnResult{}, exitf(1, "reading the result of turn %s: %v", turnID, u.Err)
+			case u.Err != nil:
+				return workflows.TurnResult{}, exitf(1, "following turn %s: %v", turnID, u.Err)
+			}
+			s.p.finish(*u.Result, last)
+			return *u.Result, nil
+		}
 	}
-	res, err := threads.Outcome(fctx, s.Client, turnID)
-	if err != nil {
-		return res, exitf(1, "reading the result of turn %s: %v", turnID, err)
-	}
-	s.p.finish(res, last)
-	return res, nil
+	return workflows.TurnResult{}, exitf(1, "following turn %s: %v", turnID, fctx.Err())
 }
 
 // answer decides a pending approval: on the terminal when stdin is one

@@ -2,8 +2,8 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -51,7 +51,7 @@ func (r *resumer) run(ctx context.Context) error {
 			return err
 		}
 		resp, err := threads.Reply(ctx, r.s.Client, r.threadID, r.req)
-		if err != nil && strings.Contains(err.Error(), "is running turn") {
+		if err != nil && errors.Is(err, threads.ErrTurnRunning) {
 			continue // another client's turn came first: follow it too
 		}
 		if err != nil {

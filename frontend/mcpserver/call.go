@@ -195,55 +195,59 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	}
 }
 
-// follow reports a turn's events until it ends, then its end, and returns
-// its result. announced: task_started was sent already.
+// follow reports a turn's events and live output until it ends, then its
+// end, and returns its result. announced: task_started was sent already.
 func (c *call) follow(ctx context.Context, turnID string, announced bool) (workflows.TurnResult, error) {
 	m := eventMapper{announced: announced}
 	asks := newAsks(ctx)
 	defer asks.stop()
-	live := &livePoller{c: c, turnID: turnID}
-	live.start(ctx)
-	defer live.stop()
-	known, err := c.h.s.backend.Follow(ctx, turnID, func(e workflows.Event) {
-		live.handle(ctx, e, m.messages(e))
-		switch {
-		case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
-			// Asked in the background: a log read after a restart holds
-			// requests that were answered since, and their answer follows.
-			asks.start(e.Approval.ItemID, func(ctx context.Context) { c.askApproval(ctx, e.Approval) })
-		case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
-			asks.cancel(e.Approval.ItemID)
-		case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
-			// A sub-agent's, relayed by the root: its threadId names the
-			// sub-agent, whose turn takes the decision.
-			a := e.Approval
-			asks.start(a.ThreadID+"#"+a.ItemID, func(ctx context.Context) { c.askApproval(ctx, a) })
-		case e.Type == workflows.EventAgentApprovalResolved && e.Approval != nil:
-			asks.cancel(e.Approval.ThreadID + "#" + e.Approval.ItemID)
+	for u := range c.stream(turnID).Updates(ctx) {
+		if x, ok := liveMessage(u); ok {
+			c.emit(ctx, turnID, x)
+			continue
 		}
-	})
-	if err != nil {
-		return workflows.TurnResult{}, err
+		switch u.Kind {
+		case threads.UpdateEvent:
+			c.event(ctx, turnID, &m, asks, u)
+		case threads.UpdateEnd:
+			if u.Err != nil {
+				return workflows.TurnResult{}, u.Err
+			}
+			for _, x := range endMessages(*u.Result) {
+				c.emit(ctx, turnID, x)
+			}
+			return *u.Result, nil
+		}
 	}
-	if known != nil {
-		return c.ended(ctx, turnID, live, *known), nil
-	}
-	// The result usually comes with the end; otherwise the closed run
-	// has it.
-	res, err := c.h.s.backend.Outcome(ctx, turnID)
-	if err != nil {
-		return res, err
-	}
-	return c.ended(ctx, turnID, live, res), nil
+	return workflows.TurnResult{}, ctx.Err()
 }
 
-// ended sends the messages that close a turn's stream.
-func (c *call) ended(ctx context.Context, turnID string, live *livePoller, res workflows.TurnResult) workflows.TurnResult {
-	live.stop() // no delta after the end
-	for _, x := range endMessages(res) {
+// event sends the messages of one event of the log and asks what it
+// requests.
+func (c *call) event(ctx context.Context, turnID string, m *eventMapper, asks *asks, u threads.Update) {
+	e := u.Event
+	msgs := m.messages(e)
+	if x, ok := restMessage(u); ok {
 		c.emit(ctx, turnID, x)
 	}
-	return res
+	for _, x := range msgs {
+		c.emit(ctx, turnID, x)
+	}
+	switch {
+	case e.Type == workflows.EventApprovalRequested && e.Approval != nil:
+		// Asked in the background: a log read after a restart holds
+		// requests that were answered since, and their answer follows.
+		asks.start(e.Approval.ItemID, func(ctx context.Context) { c.askApproval(ctx, e.Approval) })
+	case e.Type == workflows.EventApprovalResolved && e.Approval != nil:
+		asks.cancel(e.Approval.ItemID)
+	case e.Type == workflows.EventAgentApprovalRequested && e.Approval != nil:
+		// A sub-agent's, relayed by the root: its threadId names the
+		// sub-agent, whose turn takes the decision.
+		a := e.Approval
+		asks.start(a.ThreadID+"#"+a.ItemID, func(ctx context.Context) { c.askApproval(ctx, a) })
+	case e.Type == workflows.EventAgentApprovalResolved && e.Approval != nil:
+		asks.cancel(e.Approval.ThreadID + "#" + e.Approval.ItemID)
+	}
 }
 
 // runTurn follows the call's own turn and answers with its outcome.

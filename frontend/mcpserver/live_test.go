@@ -3,9 +3,7 @@ package mcpserver
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -69,13 +67,13 @@ func TestAgentMessageDeltas(t *testing.T) {
 			},
 			result: workflows.TurnResult{Status: workflows.StatusCompleted, FinalMessage: answer},
 		}
-		text := func(step int, b []byte) threads.LiveChunk {
-			return threads.LiveChunk{Kind: threads.LiveAgentText, Step: step, Data: b}
+		text := func(step, offset int, b []byte) threads.LiveChunk {
+			return threads.LiveChunk{Kind: threads.LiveAgentText, Step: step, Offset: int64(offset), Data: b}
 		}
 		b := []byte(answer)
 		turn.live = [][]threads.LiveChunk{
-			{text(1, b[:2])}, // "h" and half of "é"
-			{text(1, b[2:7])},
+			{text(1, 0, b[:2])}, // "h" and half of "é"
+			{text(1, 2, b[2:7])},
 		}
 		turn.drained, turn.holdAfter = make(chan struct{}), 1
 		return turn
@@ -99,65 +97,5 @@ func TestAgentMessageDeltas(t *testing.T) {
 	}
 	if want := []string{"h", "éllo ", "world", "|"}; !slices.Equal(deltas, want) {
 		t.Errorf("deltas then message: %q, want %q", deltas, want)
-	}
-}
-
-// countingLive counts polls and never has news.
-type countingLive struct {
-	mu    sync.Mutex
-	polls int
-}
-
-func (c *countingLive) Poll(context.Context) ([]threads.LiveChunk, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.polls++
-	return nil, nil
-}
-
-func (c *countingLive) count() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.polls
-}
-
-// liveBackend is a Backend whose Live is a countingLive.
-type liveBackend struct {
-	Backend
-	live *countingLive
-}
-
-func (b liveBackend) Live(string) LiveReader { return b.live }
-
-// While the turn waits for an approval nothing runs, so nothing is
-// polled; once it is resolved polling resumes, and slows down after a
-// while without news.
-func TestLivePollingPausesForApprovals(t *testing.T) {
-	reader := &countingLive{}
-	s := New(liveBackend{live: reader}, Options{LivePoll: time.Millisecond})
-	l := &livePoller{c: &call{h: &handlers{s: s, conn: newCodexConn()}}, turnID: "th/turn-1"}
-	ctx := context.Background()
-	approval := &workflows.Approval{ItemID: "item_1", Kind: "command"}
-	l.handle(ctx, workflows.Event{Type: workflows.EventApprovalRequested, Approval: approval}, nil)
-	l.start(ctx)
-	defer l.stop()
-	time.Sleep(50 * time.Millisecond) // fifty ticks in which no poll may happen
-	if n := reader.count(); n != 0 {
-		t.Fatalf("%d polls while an approval was pending", n)
-	}
-	l.handle(ctx, workflows.Event{Type: workflows.EventApprovalResolved, Approval: approval}, nil)
-	deadline := time.Now().Add(10 * time.Second)
-	for reader.count() < threads.LiveQuietPolls+20 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d polls after the approval was resolved", reader.count())
-		}
-		time.Sleep(time.Millisecond)
-	}
-	// Past quietPolls empty polls, one tick in ten polls.
-	l.mu.Lock()
-	quiet := l.pace.Quiet()
-	l.mu.Unlock()
-	if polls := reader.count(); polls >= quiet-5 {
-		t.Errorf("%d polls in %d quiet ticks: no slowing down", polls, quiet)
 	}
 }

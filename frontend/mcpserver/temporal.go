@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"go.temporal.io/sdk/client"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
@@ -121,8 +120,7 @@ func (m *TemporalBackend) Reply(ctx context.Context, threadID, prompt string) (S
 			fmt.Fprintf(m.o.Log, "interpreter: mcp-server: thread %s · %s\n", threadID, resp.TurnID)
 			return Started{ThreadID: threadID, TurnID: resp.TurnID}, nil
 		}
-		msg := err.Error()
-		if attempt >= 100 || !strings.Contains(msg, "is running turn") && !strings.Contains(msg, "waiting to start") {
+		if attempt >= 100 || !errors.Is(err, threads.ErrTurnRunning) && !errors.Is(err, threads.ErrTurnWaiting) {
 			return Started{}, rootCause(err)
 		}
 		if now, qerr := threads.Read(ctx, c, threadID); qerr == nil && now.RunningTurn != "" {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/interpreter-dev/interpreter/workflows"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +11,8 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // ErrThreadNotFound means no thread workflow has the given id.
@@ -38,7 +38,7 @@ func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.Sta
 		WorkflowTaskTimeout:      workflows.ThreadTaskTimeout,
 		StaticSummary:            workflows.ThreadSummary(req.Prompt),
 		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd),
-		Memo:                     map[string]any{"title": workflows.OneLine(req.Prompt, 200), "cwd": nt.Config.Cwd},
+		Memo:                     map[string]any{workflows.MemoTitle: workflows.OneLine(req.Prompt, 200), workflows.MemoCwd: nt.Config.Cwd},
 		Priority:                 workflows.ThreadPriority(nt.ThreadID),
 	}
 	if nt.Config.SearchAttributes {
@@ -60,7 +60,7 @@ func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.Sta
 	}
 	var resp workflows.StartTurnResponse
 	if err := h.Get(ctx, &resp); err != nil {
-		return workflows.StartTurnResponse{}, fmt.Errorf("starting turn: %w", err)
+		return workflows.StartTurnResponse{}, fmt.Errorf("starting turn: %w", typed(err))
 	}
 	return resp, nil
 }
@@ -77,7 +77,7 @@ func Reply(ctx context.Context, c client.Client, threadID string, req workflows.
 		if err != nil && threadClosed(ctx, c, threadID) {
 			return resp, fmt.Errorf("%w: %s", ErrThreadArchived, threadID)
 		}
-		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
+		if err == nil || attempt >= 100 || !errors.Is(err, ErrTurnRunning) {
 			return resp, err
 		}
 		v, qerr := Read(ctx, c, threadID)
@@ -140,15 +140,21 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req wo
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		return workflows.StartTurnResponse{}, threadErr(threadID, err)
+		return workflows.StartTurnResponse{}, threadErr(threadID, typed(err))
 	}
 	var resp workflows.StartTurnResponse
 	if err := h.Get(ctx, &resp); err != nil {
 		var app *temporal.ApplicationError
-		if errors.As(err, &app) && !strings.Contains(app.Message(), "is running turn") {
-			return workflows.StartTurnResponse{}, fmt.Errorf("%w: %s", ErrTurnRefused, app.Message())
+		if errors.As(err, &app) && !errors.Is(typed(err), ErrTurnRunning) {
+			// The client's error; it keeps its kind (a turn waiting to
+			// start, the thread compacting) for callers that wait.
+			refused := fmt.Errorf("%w: %s", ErrTurnRefused, app.Message())
+			if kind := refusalKind(err); kind == ErrTurnWaiting || kind == ErrCompacting {
+				return workflows.StartTurnResponse{}, &refusal{kind: kind, msg: refused.Error(), cause: ErrTurnRefused}
+			}
+			return workflows.StartTurnResponse{}, refused
 		}
-		return workflows.StartTurnResponse{}, threadErr(threadID, err)
+		return workflows.StartTurnResponse{}, threadErr(threadID, typed(err))
 	}
 	return resp, nil
 }

@@ -157,8 +157,8 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
 		return p != nil && converter.GetDefaultDataConverter().FromPayload(p, v) == nil
 	}
 	memo := e.GetMemo().GetFields()
-	decode(memo["title"], &s.Title)
-	decode(memo["cwd"], &s.Cwd)
+	decode(memo[workflows.MemoTitle], &s.Title)
+	decode(memo[workflows.MemoCwd], &s.Cwd)
 	decode(memo[workflows.MemoParentThread], &s.ParentThreadID)
 	decode(memo[workflows.MemoAgentNickname], &s.AgentNickname)
 	decode(memo[workflows.MemoAgentRole], &s.AgentRole)
@@ -196,7 +196,7 @@ func Archive(ctx context.Context, c client.Client, threadID string) error {
 		if err == nil {
 			err = h.Get(ctx, nil)
 		}
-		return err
+		return typed(err)
 	})
 	if err != nil && threadClosed(ctx, c, threadID) {
 		return nil
@@ -210,7 +210,7 @@ func Archive(ctx context.Context, c client.Client, threadID string) error {
 func whenTurnTakenIn(ctx context.Context, c client.Client, threadID string, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
-		if err == nil || attempt >= 100 || !strings.Contains(err.Error(), "is running turn") {
+		if err == nil || attempt >= 100 || !errors.Is(err, ErrTurnRunning) {
 			return err
 		}
 		v, qerr := Read(ctx, c, threadID)
@@ -252,7 +252,7 @@ func Compact(ctx context.Context, c client.Client, threadID string) (workflows.C
 		if err == nil {
 			err = h.Get(ctx, &resp)
 		}
-		return err
+		return typed(err)
 	})
 	if err != nil && threadClosed(ctx, c, threadID) {
 		return resp, fmt.Errorf("%w: %s", ErrThreadArchived, threadID)

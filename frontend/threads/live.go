@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // Kinds of live output.
@@ -42,14 +42,14 @@ type LiveChunk struct {
 	Data   []byte
 	// Skipped counts bytes written before Data that this reader never saw:
 	// it polled less often than the output outran the heartbeat's tail
-	// ([activities.LiveTailBytes]).
+	// ([workflows.LiveTailBytes]).
 	Skipped int64
 }
 
 // LiveOutput reads what a turn's running commands write and the text its
 // running model call streams, from the heartbeat details of the turn's
-// pending activities ([activities.ExecProgress],
-// [activities.ModelProgress]), so it works from any process that can reach
+// pending activities ([workflows.ExecProgress],
+// [workflows.ModelProgress]), so it works from any process that can reach
 // the Temporal server. Progress reaches the server at most every
 // worker.DefaultLiveThrottle (the workers' heartbeat throttle); poll about
 // that often. Model calls made as local activities show nothing. Not safe
@@ -65,17 +65,6 @@ func NewLiveOutput(c client.Client, turnID string) *LiveOutput {
 	return &LiveOutput{c: c, turnID: turnID, seen: map[string]int64{}}
 }
 
-// Registered names of [activities.Activities.Exec] and
-// [activities.Activities.CallModel].
-const (
-	execActivity = "Exec"
-	// Unified-exec calls heartbeat as Exec does; a write_stdin's output
-	// belongs to the exec_command call that started its session.
-	execCommandActivity = "ExecCommand"
-	writeStdinActivity  = "WriteStdin"
-	modelActivity       = "CallModel"
-)
-
 // Poll returns the output the turn's running commands wrote since the
 // previous call, one chunk per command that wrote something.
 func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
@@ -89,20 +78,22 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 		if pa.GetHeartbeatDetails() == nil {
 			continue
 		}
-		var p activities.ExecProgress
+		var p workflows.ExecProgress
 		step := -1
-		var thought *activities.ExecProgress
+		var thought *workflows.ExecProgress
 		switch pa.GetActivityType().GetName() {
-		case execActivity, execCommandActivity, writeStdinActivity:
+		// Unified-exec calls heartbeat as Exec does; a write_stdin's output
+		// belongs to the exec_command call that started its session.
+		case workflows.ActivityExec, workflows.ActivityExecCommand, workflows.ActivityWriteStdin:
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
 				continue // a heartbeat of an older build (a byte count)
 			}
-		case modelActivity:
-			var m activities.ModelProgress
+		case workflows.ActivityCallModel:
+			var m workflows.ModelProgress
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &m) != nil {
 				continue // a heartbeat without details
 			}
-			p, step, thought = activities.ExecProgress{Total: m.Total, Offset: m.Offset, Tail: m.Tail}, m.Step, m.Reasoning
+			p, step, thought = workflows.ExecProgress{Total: m.Total, Offset: m.Offset, Tail: m.Tail}, m.Step, m.Reasoning
 		default:
 			continue
 		}
@@ -129,7 +120,7 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 }
 
 // newOutput is what p holds past position seen.
-func newOutput(p activities.ExecProgress, seen int64) (LiveChunk, bool) {
+func newOutput(p workflows.ExecProgress, seen int64) (LiveChunk, bool) {
 	if p.Total <= seen {
 		return LiveChunk{}, false
 	}

@@ -3,14 +3,14 @@ package threads
 import (
 	"testing"
 
-	"github.com/interpreter-dev/interpreter/activities"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // A reader takes what is past its position; one that fell behind the
 // heartbeat's tail is told how many bytes it missed; a rerun without the
 // sandbox counts as the same call.
 func TestLiveOutputNewBytes(t *testing.T) {
-	p := activities.ExecProgress{CallID: "call_1-unsandboxed", Total: 10, Offset: 4, Tail: []byte("456789")}
+	p := workflows.ExecProgress{CallID: "call_1-unsandboxed", Total: 10, Offset: 4, Tail: []byte("456789")}
 	cases := []struct {
 		seen    int64
 		ok      bool

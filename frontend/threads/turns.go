@@ -54,25 +54,34 @@ func Steer(ctx context.Context, c client.Client, r workflows.SteerRequest) (work
 		WorkflowID: r.TurnID, UpdateName: workflows.UpdateSteer, Args: []any{r},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	if err != nil {
-		return resp, err
+	if err == nil {
+		err = h.Get(ctx, &resp)
 	}
-	return resp, h.Get(ctx, &resp)
+	return resp, steerErr(ctx, c, r.TurnID, err)
+}
+
+// steerErr is the error of a steer: a turn whose workflow has closed
+// takes none, and that is no active turn, whatever the server said.
+func steerErr(ctx context.Context, c client.Client, turnID string, err error) error {
+	if err = typed(err); err != nil && refusalKind(err) == nil && turnClosed(ctx, c, turnID) {
+		return Refusal(ErrNoActiveTurn, "no active turn to steer")
+	}
+	return err
 }
 
 // SetName names a thread.
 func SetName(ctx context.Context, c client.Client, threadID, name string) error {
 	if err := workflows.CheckThreadName(name); err != nil {
-		return err
+		return typed(err)
 	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: workflows.UpdateSetName, Args: []any{name},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
 	if err != nil {
-		return threadErr(threadID, err)
+		return threadErr(threadID, typed(err))
 	}
-	return h.Get(ctx, nil)
+	return typed(h.Get(ctx, nil))
 }
 
 // State reads a thread's whole state (also of an archived thread:
