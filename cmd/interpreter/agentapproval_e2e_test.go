@@ -30,19 +30,19 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 			{Text: "marked"},
 		}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t), "-c", "features.multi_agent=true")
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.work})
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t), "-c", "features.multi_agent=true")
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.Work})
 	root := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second) // thread/started
-	res, _ = a.call("turn/start", map[string]any{"threadId": root, "input": []any{map[string]any{"type": "text", "text": "delegate the marking"}}})
+	a.Read(30 * time.Second) // thread/started
+	res, _ = a.Call("turn/start", map[string]any{"threadId": root, "input": []any{map[string]any{"type": "text", "text": "delegate the marking"}}})
 	rootTurn := res["turn"].(map[string]any)["id"].(string)
 	var fromSub, fromRoot int
 	subSeen := map[string]int{} // the sub-agent's own notifications, by method
 	for {
-		m := a.read(120 * time.Second)
+		m := a.Read(120 * time.Second)
 		if p, ok := m["params"].(map[string]any); ok && m["id"] == nil {
 			if tid, _ := p["threadId"].(string); tid != "" && tid != root {
 				subSeen[m["method"].(string)]++
@@ -52,7 +52,7 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 			}
 		}
 		if m["method"] == "item/commandExecution/requestApproval" {
-			p := noteParams(m)
+			p := NoteParams(m)
 			switch {
 			case p["threadId"] == root && p["turnId"] == rootTurn:
 				fromRoot++
@@ -64,10 +64,10 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 			default:
 				t.Fatalf("approval request %v", p)
 			}
-			a.answer(m, map[string]any{"decision": "accept"})
+			a.Answer(m, map[string]any{"decision": "accept"})
 		}
-		if m["method"] == "turn/completed" && noteParams(m)["turn"].(map[string]any)["id"] == rootTurn {
-			if st := noteParams(m)["turn"].(map[string]any)["status"]; st != "completed" {
+		if m["method"] == "turn/completed" && NoteParams(m)["turn"].(map[string]any)["id"] == rootTurn {
+			if st := NoteParams(m)["turn"].(map[string]any)["status"]; st != "completed" {
 				t.Fatalf("root turn %v", st)
 			}
 			break
@@ -81,7 +81,7 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 	if subSeen["turn/started"] != 1 || subSeen["command completed"] != 1 {
 		t.Errorf("the sub-agent's notifications on the root's connection: %v (want its turn/started and its command's item/completed)", subSeen)
 	}
-	if b, err := os.ReadFile(filepath.Join(e.work, "by-sub-agent")); err != nil || string(b) != "once\n" {
+	if b, err := os.ReadFile(filepath.Join(e.Work, "by-sub-agent")); err != nil || string(b) != "once\n" {
 		t.Fatalf("the sub-agent's command: %q, %v (want it run once)", b, err)
 	}
 }
@@ -104,9 +104,9 @@ func TestExecOnATerminalAsksASubAgentsApproval(t *testing.T) {
 			{Text: "marked"},
 		}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	args := append([]string{binary, "exec"}, e.config()...)
+	dev := e.StartDev()
+	defer dev.Kill()
+	args := append([]string{Binary, "exec"}, e.Config()...)
 	args = append(args, "-c", "temporal.embedded=false", "-c", "features.multi_agent=true",
 		"--approval-policy", "untrusted", "--sandbox", "workspace-write", "delegate the marking")
 	quoted := make([]string, len(args))
@@ -116,8 +116,8 @@ func TestExecOnATerminalAsksASubAgentsApproval(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := osexec.CommandContext(ctx, "script", "-qefc", strings.Join(quoted, " "), "/dev/null")
-	cmd.Dir = e.work
-	cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
+	cmd.Dir = e.Work
+	cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.Home, "OPENAI_API_KEY=")
 	// Two approvals will be asked (the root's command and the
 	// sub-agent's): the terminal holds the answers until each is read.
 	cmd.Stdin = strings.NewReader("y\ny\n")
@@ -130,7 +130,7 @@ func TestExecOnATerminalAsksASubAgentsApproval(t *testing.T) {
 		strings.Count(text, "Approve item_") < 2 || !strings.Contains(text, "the sub-agent marked it") {
 		t.Fatalf("exec's output:\n%s", text)
 	}
-	if b, err := os.ReadFile(filepath.Join(e.work, "by-sub-agent")); err != nil || string(b) != "once\n" {
+	if b, err := os.ReadFile(filepath.Join(e.Work, "by-sub-agent")); err != nil || string(b) != "once\n" {
 		t.Fatalf("the sub-agent's command: %q, %v (want it run once)", b, err)
 	}
 }

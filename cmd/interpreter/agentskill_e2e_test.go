@@ -31,10 +31,10 @@ func TestSubAgentsSurviveWorkerKills(t *testing.T) {
 	a, _ := w.worker()
 	b, _ := w.worker()
 	begun := time.Now()
-	run := w.exec("--json", "-c", "features.multi_agent=true", "-c", "approval_policy=never",
+	run := w.Exec("--json", "-c", "features.multi_agent=true", "-c", "approval_policy=never",
 		"run three independent investigations in parallel")
-	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
-	root := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	root := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -66,7 +66,7 @@ func TestSubAgentsSurviveWorkerKills(t *testing.T) {
 		w.settled(workflows.TurnWorkflowID(id, 1))
 	}
 	killA := time.Now()
-	victim.kill()
+	victim.Kill()
 	restarted, ready := w.worker()
 	if victim == a {
 		a = restarted
@@ -74,7 +74,7 @@ func TestSubAgentsSurviveWorkerKills(t *testing.T) {
 		b = restarted
 	}
 	t.Logf("kill (a): worker %d ran the commands of %v; restarted and polling %v after the kill",
-		victim.cmd.Process.Pid, hit, ready.Sub(killA).Round(time.Millisecond))
+		victim.Cmd.Process.Pid, hit, ready.Sub(killA).Round(time.Millisecond))
 	for _, name := range hit {
 		i := indexOf(investigations, name)
 		w.waitInterrupted(ctx, workflows.TurnWorkflowID(agents[i], 1))
@@ -85,10 +85,10 @@ func TestSubAgentsSurviveWorkerKills(t *testing.T) {
 	// gamma in its second command): SIGKILL the worker that ran the
 	// parent's last workflow task; the other worker carries on.
 	w.waitRuns("gamma-2", 1)
-	waitUntil(t, func() bool {
+	WaitUntil(t, func() bool {
 		v, err := threads.Read(ctx, w.c, root)
 		return err == nil && len(v.Agents) == 3 && v.Agents[0].Status == workflows.AgentCompleted && v.Agents[1].Status == workflows.AgentCompleted
-	}, 2*time.Minute, "alpha and beta to report", func() string { return run.stdout.String() })
+	}, 2*time.Minute, "alpha and beta to report", func() string { return run.Stdout.String() })
 	w.settled(root)
 	parentHolder := w.lastTaskWorker(root)
 	victim, survivor := a, b
@@ -96,16 +96,16 @@ func TestSubAgentsSurviveWorkerKills(t *testing.T) {
 		victim, survivor = b, a
 	}
 	killB := time.Now()
-	victim.kill()
+	victim.Kill()
 	t.Logf("kill (b): worker %d (the parent thread's last task: %s) killed for good while the parent waits for gamma; worker %d alone",
-		victim.cmd.Process.Pid, parentHolder, survivor.cmd.Process.Pid)
+		victim.Cmd.Process.Pid, parentHolder, survivor.Cmd.Process.Pid)
 
-	if code := run.wait(4 * time.Minute); code != 0 {
-		t.Fatalf("exec: exit %d\n%s", code, run.stderr)
+	if code := run.Wait(4 * time.Minute); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, run.Stderr)
 	}
 	t.Logf("kill (b) to the answer %v; the whole turn %v", time.Since(killB).Round(time.Millisecond), time.Since(begun).Round(time.Millisecond))
 	w.logAfterKill(killB, root, agents[2])
-	answer := lastAgentMessage(jsonLines(t, run.stdout.String()))
+	answer := lastAgentMessage(JSONLines(t, run.Stdout.String()))
 	for _, name := range investigations {
 		if !strings.Contains(answer, name+" report") {
 			t.Errorf("the answer lacks %s's report: %q", name, answer)
@@ -118,7 +118,7 @@ func TestSubAgentsSurviveWorkerKills(t *testing.T) {
 // kill went: gamma's command ending (interrupted or done), gamma's turn
 // ending, the parent thread told, the parent's turn ending.
 func (w *workerWorld) logAfterKill(killed time.Time, root, gamma string) {
-	w.t.Helper()
+	w.T.Helper()
 	gt, rt := w.history(workflows.TurnWorkflowID(gamma, 1)), w.history(root+"/turn-1")
 	since := func(at time.Time) string {
 		if at.IsZero() {
@@ -130,13 +130,13 @@ func (w *workerWorld) logAfterKill(killed time.Time, root, gamma string) {
 	if cmdEnd.IsZero() {
 		cmdEnd = firstAfter(gt, killed, enumspb.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, nil)
 	}
-	w.t.Logf("after kill (b): gamma's command ended %s, gamma's turn ended %s, the parent thread told %s, the parent's turn ended %s; sticky timeouts: root thread %d, root turn %d",
+	w.T.Logf("after kill (b): gamma's command ended %s, gamma's turn ended %s, the parent thread told %s, the parent's turn ended %s; sticky timeouts: root thread %d, root turn %d",
 		since(cmdEnd), since(firstAfter(gt, killed, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, nil)),
 		since(firstAfter(w.history(root), killed, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED, nil)),
 		since(firstAfter(rt, killed, enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED, nil)),
 		stickyTimeouts(w.history(root)), stickyTimeouts(rt))
 	if testing.Verbose() && os.Getenv("CM_DEBUG") != "" {
-		w.t.Logf("kill (b) at %s\ngamma's turn:\n%s\nroot thread:\n%s\nroot turn:\n%s", killed.Format("15:04:05.000"), dumpHistory(gt), dumpHistory(w.history(root)), dumpHistory(rt))
+		w.T.Logf("kill (b) at %s\ngamma's turn:\n%s\nroot thread:\n%s\nroot turn:\n%s", killed.Format("15:04:05.000"), dumpHistory(gt), dumpHistory(w.history(root)), dumpHistory(rt))
 	}
 }
 
@@ -176,25 +176,25 @@ func subAgentKillScript() *fakemodel.Script {
 
 // waitRuns waits until the command named has started n times.
 func (w *workerWorld) waitRuns(name string, n int) {
-	w.t.Helper()
-	waitUntil(w.t, func() bool { return w.runs(name, "run") >= n }, 3*time.Minute, name+" to start", func() string { return "" })
+	w.T.Helper()
+	WaitUntil(w.T, func() bool { return w.runs(name, "run") >= n }, 3*time.Minute, name+" to start", func() string { return "" })
 }
 
 // runs counts the lines word in a command's file.
 func (w *workerWorld) runs(name, word string) int {
-	b, _ := os.ReadFile(filepath.Join(w.work, name+".runs"))
+	b, _ := os.ReadFile(filepath.Join(w.Work, name+".runs"))
 	return strings.Count(string(b), word+"\n")
 }
 
 // agentsOf reads the root's sub-agents' ids, in spawn order.
 func (w *workerWorld) agentsOf(ctx context.Context, root string) []string {
-	w.t.Helper()
+	w.T.Helper()
 	v, err := threads.Read(ctx, w.c, root)
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	if len(v.Agents) != len(investigations) {
-		w.t.Fatalf("the root has %d sub-agents, want %d", len(v.Agents), len(investigations))
+		w.T.Fatalf("the root has %d sub-agents, want %d", len(v.Agents), len(investigations))
 	}
 	ids := make([]string, len(v.Agents))
 	for i, a := range v.Agents {
@@ -205,12 +205,12 @@ func (w *workerWorld) agentsOf(ctx context.Context, root string) []string {
 
 // threadsList runs `interpreter threads list` and returns its output.
 func (w *workerWorld) threadsList() string {
-	w.t.Helper()
-	p := w.start(append(append([]string{"threads", "list"}, w.config()...), "-c", "temporal.embedded=false")...)
-	if code := p.wait(60 * time.Second); code != 0 {
-		w.t.Fatalf("threads list: exit %d\n%s", code, p.stderr)
+	w.T.Helper()
+	p := w.Start(append(append([]string{"threads", "list"}, w.Config()...), "-c", "temporal.embedded=false")...)
+	if code := p.Wait(60 * time.Second); code != 0 {
+		w.T.Fatalf("threads list: exit %d\n%s", code, p.Stderr)
 	}
-	return p.stdout.String()
+	return p.Stdout.String()
 }
 
 // checkTreeListing: the root's line, then its three sub-agents indented
@@ -238,42 +238,42 @@ func checkTreeListing(t *testing.T, listing, root string, agents []string) {
 // activityHolder is the identity of the worker running a workflow's
 // started activity of the given type.
 func (w *workerWorld) activityHolder(id, activityType string) string {
-	w.t.Helper()
+	w.T.Helper()
 	d, err := w.c.DescribeWorkflowExecution(context.Background(), id, "")
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	for _, pa := range d.GetPendingActivities() {
 		if pa.GetActivityType().GetName() == activityType {
 			return pa.GetLastWorkerIdentity()
 		}
 	}
-	w.t.Fatalf("no pending %s on %s", activityType, id)
+	w.T.Fatalf("no pending %s on %s", activityType, id)
 	return ""
 }
 
 // lastTaskWorker is the identity of the worker that ran a workflow's last
 // workflow task (whose cache holds it).
 func (w *workerWorld) lastTaskWorker(id string) string {
-	w.t.Helper()
+	w.T.Helper()
 	evs := w.history(id)
 	for i := len(evs) - 1; i >= 0; i-- {
 		if a := evs[i].GetWorkflowTaskStartedEventAttributes(); a != nil {
 			return a.GetIdentity()
 		}
 	}
-	w.t.Fatalf("no workflow task started on %s", id)
+	w.T.Fatalf("no workflow task started on %s", id)
 	return ""
 }
 
-func holdsPid(identity string, p *proc) bool {
-	return strings.Contains(identity, fmt.Sprintf("/%d ", p.cmd.Process.Pid))
+func holdsPid(identity string, p *Proc) bool {
+	return strings.Contains(identity, fmt.Sprintf("/%d ", p.Cmd.Process.Pid))
 }
 
 // pickVictim is the worker to kill while the first commands run: one that
 // runs some of them but not gamma's, if there is one.
-func pickVictim(holders map[string]string, a, b *proc) *proc {
-	for _, p := range []*proc{a, b} {
+func pickVictim(holders map[string]string, a, b *Proc) *Proc {
+	for _, p := range []*Proc{a, b} {
 		if !holdsPid(holders["gamma"], p) && (holdsPid(holders["alpha"], p) || holdsPid(holders["beta"], p)) {
 			return p
 		}
@@ -318,8 +318,8 @@ func commandItems(ctx context.Context, w *workerWorld, turnID string) []workflow
 // waitInterrupted waits until a turn's first command is reported
 // interrupted.
 func (w *workerWorld) waitInterrupted(ctx context.Context, turnID string) {
-	w.t.Helper()
-	waitUntil(w.t, func() bool {
+	w.T.Helper()
+	WaitUntil(w.T, func() bool {
 		items := commandItems(ctx, w, turnID)
 		return len(items) > 0 && items[0].Status == workflows.StatusInterrupted
 	}, 2*time.Minute, "the command of "+turnID+" to be reported interrupted", func() string {
@@ -331,7 +331,7 @@ func (w *workerWorld) waitInterrupted(ctx context.Context, turnID string) {
 // end is reported interrupted, told to the model as not run again, and
 // left no process; at least one was.
 func (w *workerWorld) checkCommandsRanOnce(ctx context.Context, agents []string) {
-	w.t.Helper()
+	w.T.Helper()
 	interrupted := 0
 	for i, name := range investigations {
 		items := commandItems(ctx, w, workflows.TurnWorkflowID(agents[i], 1))
@@ -340,39 +340,39 @@ func (w *workerWorld) checkCommandsRanOnce(ctx context.Context, agents []string)
 			cmds = append(cmds, name+"-2")
 		}
 		if len(items) != len(cmds) {
-			w.t.Errorf("%s: %d command items, want %d: %+v", name, len(items), len(cmds), items)
+			w.T.Errorf("%s: %d command items, want %d: %+v", name, len(items), len(cmds), items)
 			continue
 		}
 		for j, c := range cmds {
 			runs, ends := w.runs(c, "run"), w.runs(c, "end")
 			if runs != 1 {
-				w.t.Errorf("%s ran %d times", c, runs)
+				w.T.Errorf("%s ran %d times", c, runs)
 			}
 			if pids := markerProcs(c); len(pids) > 0 {
-				w.t.Errorf("%s left processes %v", c, pids)
+				w.T.Errorf("%s left processes %v", c, pids)
 			}
 			switch st := items[j].Status; {
 			case ends == 1 && st == workflows.StatusCompleted:
 			case ends == 0 && st == workflows.StatusInterrupted:
 				interrupted++
 				if !strings.Contains(items[j].AggregatedOutput, "not run again") {
-					w.t.Errorf("%s: interrupted, but its output does not say so: %q", c, items[j].AggregatedOutput)
+					w.T.Errorf("%s: interrupted, but its output does not say so: %q", c, items[j].AggregatedOutput)
 				}
 			default:
-				w.t.Errorf("%s: %d ends, item %s", c, ends, st)
+				w.T.Errorf("%s: %d ends, item %s", c, ends, st)
 			}
 		}
 	}
 	if interrupted == 0 {
-		w.t.Errorf("no command was interrupted by the kills")
+		w.T.Errorf("no command was interrupted by the kills")
 	}
-	w.t.Logf("%d command(s) reported interrupted, none run twice", interrupted)
+	w.T.Logf("%d command(s) reported interrupted, none run twice", interrupted)
 }
 
 // lastAgentMessage is the text of the last completed agent message.
 func lastAgentMessage(evs []map[string]any) string {
 	text := ""
-	for _, it := range completedItems(evs) {
+	for _, it := range CompletedItems(evs) {
 		if it["type"] == "agent_message" {
 			text, _ = it["text"].(string)
 		}

@@ -19,29 +19,29 @@ func TestPendingApprovalSurvivesKills(t *testing.T) {
 		{DelayMs: 4000, Shell: "touch approved.txt"},
 		{Text: "done after the approval"},
 	}}}})
-	marker := filepath.Join(e.work, "approved.txt")
-	dev := e.startDev()
-	run := e.exec("--json", "--approval-policy", "untrusted", "make the file")
-	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread to start")
-	thread := jsonLines(t, run.stdout.String())[0]["thread_id"].(string)
+	marker := filepath.Join(e.Work, "approved.txt")
+	dev := e.StartDev()
+	run := e.Exec("--json", "--approval-policy", "untrusted", "make the file")
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread to start")
+	thread := JSONLines(t, run.Stdout.String())[0]["thread_id"].(string)
 	// The front end dies before the approval is asked (the model is slow).
-	run.kill()
+	run.Kill()
 
-	approve := func(args ...string) *proc {
-		all := append([]string{"approve"}, e.config()...)
-		return e.start(append(all, args...)...)
+	approve := func(args ...string) *Proc {
+		all := append([]string{"approve"}, e.Config()...)
+		return e.Start(append(all, args...)...)
 	}
 	listed := func() string {
 		p := approve(thread)
-		p.wait(60 * time.Second)
-		return p.stdout.String()
+		p.Wait(60 * time.Second)
+		return p.Stdout.String()
 	}
-	waitUntil(t, func() bool { return strings.Contains(listed(), "touch approved.txt") }, 60*time.Second,
-		"the approval to be pending", func() string { return dev.stderr.String() })
-	dev.kill()
+	WaitUntil(t, func() bool { return strings.Contains(listed(), "touch approved.txt") }, 60*time.Second,
+		"the approval to be pending", func() string { return dev.Stderr.String() })
+	dev.Kill()
 
-	dev2 := e.startDev()
-	defer dev2.kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
 	out := listed()
 	if !strings.Contains(out, "item_0") || !strings.Contains(out, "answer: interpreter approve "+thread+" item_0 --decision") {
 		t.Fatalf("after the restart the approval is not shown again:\n%s", out)
@@ -51,19 +51,19 @@ func TestPendingApprovalSurvivesKills(t *testing.T) {
 	}
 
 	forged := approve(thread, "item_9", "--decision", "approve")
-	if code := forged.wait(60 * time.Second); code != 1 || !strings.Contains(forged.stderr.String(), "not waiting for approval (pending: item_0)") {
-		t.Fatalf("forged decision: exit %d\n%s", code, forged.stderr)
+	if code := forged.Wait(60 * time.Second); code != 1 || !strings.Contains(forged.Stderr.String(), "not waiting for approval (pending: item_0)") {
+		t.Fatalf("forged decision: exit %d\n%s", code, forged.Stderr)
 	}
 	if !strings.Contains(listed(), "item_0") {
 		t.Fatal("the refused decision changed the pending approval")
 	}
 
 	ok := approve(thread, "item_0", "--decision", "approve")
-	if code := ok.wait(60 * time.Second); code != 0 {
-		t.Fatalf("approve: exit %d\n%s", code, ok.stderr)
+	if code := ok.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("approve: exit %d\n%s", code, ok.Stderr)
 	}
-	waitUntil(t, func() bool { _, err := os.Stat(marker); return err == nil }, 60*time.Second,
-		"the approved command to run", func() string { return dev2.stderr.String() })
-	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("Exit code: 0")) > 0 }, 60*time.Second,
-		"the model to read the command's output", func() string { return dev2.stderr.String() })
+	WaitUntil(t, func() bool { _, err := os.Stat(marker); return err == nil }, 60*time.Second,
+		"the approved command to run", func() string { return dev2.Stderr.String() })
+	WaitUntil(t, func() bool { return len(e.Model.Server.RequestsContaining("Exit code: 0")) > 0 }, 60*time.Second,
+		"the model to read the command's output", func() string { return dev2.Stderr.String() })
 }

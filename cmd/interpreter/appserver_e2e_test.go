@@ -16,8 +16,8 @@ import (
 // appServer is a running `interpreter app-server` driven over its stdin
 // and stdout, as an orchestrator drives it. Every line it writes is
 // checked against the reference JSON Schema.
-type appServer struct {
-	*piped
+type AppServer struct {
+	*Piped
 	t       *testing.T
 	lines   chan []byte
 	schema  *schematest.Validator
@@ -27,41 +27,41 @@ type appServer struct {
 	seen    []map[string]any
 }
 
-func (e *env) appServer(schema *schematest.Validator, extra ...string) *appServer {
-	e.t.Helper()
-	args := append([]string{"app-server"}, e.config()...)
+func (e *env) AppServer(schema *schematest.Validator, extra ...string) *AppServer {
+	e.T.Helper()
+	args := append([]string{"app-server"}, e.Config()...)
 	args = append(args, "-c", "temporal.embedded=false")
 	args = append(args, extra...)
-	a := &appServer{t: e.t, lines: make(chan []byte, 10000), schema: schema, methods: map[string]string{}}
-	a.piped = e.startPiped(args, func(b []byte) { a.lines <- append([]byte(nil), b...) }, func() { close(a.lines) })
+	a := &AppServer{t: e.T, lines: make(chan []byte, 10000), schema: schema, methods: map[string]string{}}
+	a.Piped = e.StartPiped(args, func(b []byte) { a.lines <- append([]byte(nil), b...) }, func() { close(a.lines) })
 	return a
 }
 
-func (a *appServer) send(v any) {
+func (a *AppServer) Send(v any) {
 	a.t.Helper()
 	b, _ := json.Marshal(v)
-	if _, err := a.stdin.Write(append(b, '\n')); err != nil {
-		a.t.Fatalf("writing to app-server: %v\nstderr:\n%s", err, a.stderr)
+	if _, err := a.Stdin.Write(append(b, '\n')); err != nil {
+		a.t.Fatalf("writing to app-server: %v\nstderr:\n%s", err, a.Stderr)
 	}
 }
 
-func (a *appServer) request(method string, params any) string {
+func (a *AppServer) Request(method string, params any) string {
 	a.t.Helper()
 	a.mu.Lock()
 	a.nextID++
 	id := fmt.Sprint(a.nextID)
 	a.methods[id] = method
 	a.mu.Unlock()
-	a.send(map[string]any{"id": a.nextID, "method": method, "params": params})
+	a.Send(map[string]any{"id": a.nextID, "method": method, "params": params})
 	return id
 }
 
-func (a *appServer) read(timeout time.Duration) map[string]any {
+func (a *AppServer) Read(timeout time.Duration) map[string]any {
 	a.t.Helper()
 	select {
 	case line, ok := <-a.lines:
 		if !ok {
-			a.t.Fatalf("app-server closed stdout\nstderr:\n%s", a.stderr)
+			a.t.Fatalf("app-server closed stdout\nstderr:\n%s", a.Stderr)
 		}
 		if err := a.schema.Line(line, func(id string) string {
 			a.mu.Lock()
@@ -77,19 +77,19 @@ func (a *appServer) read(timeout time.Duration) map[string]any {
 		a.seen = append(a.seen, m)
 		return m
 	case <-time.After(timeout):
-		a.t.Fatalf("no message from app-server in %s\nstderr:\n%s", timeout, a.stderr)
+		a.t.Fatalf("no message from app-server in %s\nstderr:\n%s", timeout, a.Stderr)
 	}
 	return nil
 }
 
 // call sends a request and reads until its response; it returns the
 // result and the notifications read on the way.
-func (a *appServer) call(method string, params any) (map[string]any, []map[string]any) {
+func (a *AppServer) Call(method string, params any) (map[string]any, []map[string]any) {
 	a.t.Helper()
-	id := a.request(method, params)
+	id := a.Request(method, params)
 	var notes []map[string]any
 	for {
-		m := a.read(60 * time.Second)
+		m := a.Read(60 * time.Second)
 		if _, ok := m["method"]; ok {
 			notes = append(notes, m)
 			continue
@@ -105,11 +105,11 @@ func (a *appServer) call(method string, params any) (map[string]any, []map[strin
 }
 
 // until reads notifications until one with method.
-func (a *appServer) until(method string, timeout time.Duration) []map[string]any {
+func (a *AppServer) Until(method string, timeout time.Duration) []map[string]any {
 	a.t.Helper()
 	var got []map[string]any
 	for {
-		m := a.read(timeout)
+		m := a.Read(timeout)
 		got = append(got, m)
 		if m["method"] == method {
 			return got
@@ -117,13 +117,13 @@ func (a *appServer) until(method string, timeout time.Duration) []map[string]any
 	}
 }
 
-func (a *appServer) handshake() {
+func (a *AppServer) Handshake() {
 	a.t.Helper()
-	a.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"}, "capabilities": map[string]any{}})
-	a.send(map[string]any{"method": "initialized", "params": map[string]any{}})
+	a.Call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"}, "capabilities": map[string]any{}})
+	a.Send(map[string]any{"method": "initialized", "params": map[string]any{}})
 }
 
-func loadSchema(t *testing.T) *schematest.Validator {
+func LoadSchema(t *testing.T) *schematest.Validator {
 	t.Helper()
 	v, err := schematest.Load()
 	if err != nil {
@@ -132,13 +132,13 @@ func loadSchema(t *testing.T) *schematest.Validator {
 	return v
 }
 
-func noteParams(m map[string]any) map[string]any { return m["params"].(map[string]any) }
+func NoteParams(m map[string]any) map[string]any { return m["params"].(map[string]any) }
 
 func itemsOf(notes []map[string]any, method string) []map[string]any {
 	var items []map[string]any
 	for _, n := range notes {
 		if n["method"] == method {
-			items = append(items, noteParams(n)["item"].(map[string]any))
+			items = append(items, NoteParams(n)["item"].(map[string]any))
 		}
 	}
 	return items
@@ -154,37 +154,37 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 		{Match: "continue", Steps: []fakemodel.Step{{Text: "second turn done"}}},
 		{Match: "forked", Steps: []fakemodel.Step{{Text: "fork turn done"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	schema := loadSchema(t)
-	a := e.appServer(schema)
+	dev := e.StartDev()
+	defer dev.Kill()
+	schema := LoadSchema(t)
+	a := e.AppServer(schema)
 	start := time.Now()
-	a.handshake()
+	a.Handshake()
 
-	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "never", "sandbox": "workspace-write", "cwd": e.work})
+	res, _ := a.Call("thread/start", map[string]any{"approvalPolicy": "never", "sandbox": "workspace-write", "cwd": e.Work})
 	threadStarted := time.Since(start)
 	th := res["thread"].(map[string]any)
 	id := th["id"].(string)
-	if res["cwd"] != e.work || res["approvalPolicy"] != "never" || res["sandbox"].(map[string]any)["type"] != "workspaceWrite" {
+	if res["cwd"] != e.Work || res["approvalPolicy"] != "never" || res["sandbox"].(map[string]any)["type"] != "workspaceWrite" {
 		t.Fatalf("thread/start result %v", res)
 	}
-	if n := a.read(30 * time.Second); n["method"] != "thread/started" {
+	if n := a.Read(30 * time.Second); n["method"] != "thread/started" {
 		t.Fatalf("want thread/started, got %v", n)
 	}
 
 	turnStart := time.Now()
-	res, _ = a.call("turn/start", map[string]any{
+	res, _ = a.Call("turn/start", map[string]any{
 		"threadId": id, "input": []any{map[string]any{"type": "text", "text": "Work on ABC-1: fix the flaky test"}},
-		"cwd": e.work, "title": "ABC-1: Fix the flaky test", "approvalPolicy": "never",
-		"sandboxPolicy": map[string]any{"type": "workspaceWrite", "writableRoots": []string{e.work}, "networkAccess": false},
+		"cwd": e.Work, "title": "ABC-1: Fix the flaky test", "approvalPolicy": "never",
+		"sandboxPolicy": map[string]any{"type": "workspaceWrite", "writableRoots": []string{e.Work}, "networkAccess": false},
 	})
 	turn := res["turn"].(map[string]any)
 	if turn["status"] != "inProgress" {
 		t.Fatalf("turn/start result %v", res)
 	}
-	notes := a.until("turn/completed", 90*time.Second)
+	notes := a.Until("turn/completed", 90*time.Second)
 	turnTook := time.Since(turnStart)
-	done := noteParams(notes[len(notes)-1])["turn"].(map[string]any)
+	done := NoteParams(notes[len(notes)-1])["turn"].(map[string]any)
 	if done["status"] != "completed" || done["id"] != turn["id"] {
 		t.Fatalf("turn/completed %v", done)
 	}
@@ -223,7 +223,7 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 		var deltas []string
 		var deltaAt []int
 		for i, n := range notes {
-			p := noteParams(n)
+			p := NoteParams(n)
 			switch n["method"] {
 			case "item/started", "item/completed":
 				if it := p["item"].(map[string]any); it["id"] == itemID && n["method"] == "item/started" {
@@ -248,52 +248,52 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 	}
 
 	// The continuation turn: same thread, the model sees the whole history.
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "continue with the docs"}}})
-	notes = a.until("turn/completed", 90*time.Second)
-	if st := noteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "continue with the docs"}}})
+	notes = a.Until("turn/completed", 90*time.Second)
+	if st := NoteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("continuation turn %v", st)
 	}
-	req, _ := e.model.Server.LastRequest()
+	req, _ := e.Model.Server.LastRequest()
 	for _, want := range []string{"ABC-1", "app-server-marker", "first turn done", "continue with the docs"} {
 		if !strings.Contains(string(req.Body), want) {
 			t.Errorf("the continuation's model call lacks %q", want)
 		}
 	}
-	read, _ := a.call("thread/read", map[string]any{"threadId": id, "includeTurns": true})
+	read, _ := a.Call("thread/read", map[string]any{"threadId": id, "includeTurns": true})
 	if turns := read["thread"].(map[string]any)["turns"].([]any); len(turns) != 2 {
 		t.Fatalf("thread/read turns %v", turns)
 	}
-	list, _ := a.call("thread/list", map[string]any{"limit": 10})
+	list, _ := a.Call("thread/list", map[string]any{"limit": 10})
 	if data := list["data"].([]any); len(data) == 0 || data[0].(map[string]any)["id"] != id {
 		t.Fatalf("thread/list %v", list)
 	}
 
 	// A fork carries the history into a new thread.
-	fork, notes := a.call("thread/fork", map[string]any{"threadId": id})
+	fork, notes := a.Call("thread/fork", map[string]any{"threadId": id})
 	forkID := fork["thread"].(map[string]any)["id"].(string)
 	if fork["thread"].(map[string]any)["forkedFromId"] != id || forkID == id {
 		t.Fatalf("thread/fork %v", fork)
 	}
-	if n := a.read(30 * time.Second); n["method"] != "thread/started" {
+	if n := a.Read(30 * time.Second); n["method"] != "thread/started" {
 		t.Fatalf("want thread/started for the fork, got %v (%v)", n, notes)
 	}
-	a.call("turn/start", map[string]any{"threadId": forkID, "input": []any{map[string]any{"type": "text", "text": "forked: go on"}}})
-	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+	a.Call("turn/start", map[string]any{"threadId": forkID, "input": []any{map[string]any{"type": "text", "text": "forked: go on"}}})
+	if st := NoteParams(Last(a.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn on the fork: %v", st)
 	}
-	req, _ = e.model.Server.LastRequest()
+	req, _ = e.Model.Server.LastRequest()
 	if !strings.Contains(string(req.Body), "second turn done") || !strings.Contains(string(req.Body), "forked: go on") {
 		t.Errorf("the fork's model call lacks the source's history")
 	}
 
-	models, _ := a.call("model/list", map[string]any{})
+	models, _ := a.Call("model/list", map[string]any{})
 	if m := models["data"].([]any); len(m) == 0 || m[0].(map[string]any)["id"] != "fake-model" {
 		t.Fatalf("model/list %v", models)
 	}
-	if cfg, _ := a.call("config/read", map[string]any{}); cfg["config"].(map[string]any)["model_provider"] != "fake" {
+	if cfg, _ := a.Call("config/read", map[string]any{}); cfg["config"].(map[string]any)["model_provider"] != "fake" {
 		t.Fatalf("config/read %v", cfg)
 	}
-	out, _ := a.call("command/exec", map[string]any{"command": []string{"sh", "-c", "echo out; echo err >&2; exit 3"}})
+	out, _ := a.Call("command/exec", map[string]any{"command": []string{"sh", "-c", "echo out; echo err >&2; exit 3"}})
 	if out["exitCode"].(float64) != 3 || out["stdout"] != "out\n" || out["stderr"] != "err\n" {
 		t.Fatalf("command/exec %v", out)
 	}
@@ -309,27 +309,27 @@ func TestAppServerCrashMidTurnResumes(t *testing.T) {
 		{Shell: "sleep 3; echo before-the-crash"},
 		{Text: "answer after the crash"},
 	}}, {Steps: []fakemodel.Step{{Text: "ok"}}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	schema := loadSchema(t)
-	a := e.appServer(schema)
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
+	dev := e.StartDev()
+	defer dev.Kill()
+	schema := LoadSchema(t)
+	a := e.AppServer(schema)
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second) // thread/started
-	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "long job"}}})
+	a.Read(30 * time.Second) // thread/started
+	res, _ = a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "long job"}}})
 	turnID := res["turn"].(map[string]any)["id"].(string)
 	for {
-		m := a.read(60 * time.Second)
-		if m["method"] == "item/started" && noteParams(m)["item"].(map[string]any)["type"] == "commandExecution" {
+		m := a.Read(60 * time.Second)
+		if m["method"] == "item/started" && NoteParams(m)["item"].(map[string]any)["type"] == "commandExecution" {
 			break
 		}
 	}
-	a.kill()
+	a.Kill()
 
-	b := e.appServer(schema)
-	b.handshake()
-	res, notes := b.call("thread/resume", map[string]any{"threadId": id})
+	b := e.AppServer(schema)
+	b.Handshake()
+	res, notes := b.Call("thread/resume", map[string]any{"threadId": id})
 	if len(notes) != 0 {
 		t.Fatalf("notifications before the resume response: %v", notes)
 	}
@@ -347,11 +347,11 @@ func TestAppServerCrashMidTurnResumes(t *testing.T) {
 	if cmd["type"] != "commandExecution" || cmd["status"] != "inProgress" {
 		t.Fatalf("the command in the resume response: %v", cmd)
 	}
-	rest := b.until("turn/completed", 90*time.Second)
+	rest := b.Until("turn/completed", 90*time.Second)
 	var got []string
 	for _, n := range rest {
 		got = append(got, n["method"].(string))
-		if n["method"] == "turn/started" || n["method"] == "item/started" && noteParams(n)["item"].(map[string]any)["id"] == cmd["id"] {
+		if n["method"] == "turn/started" || n["method"] == "item/started" && NoteParams(n)["item"].(map[string]any)["id"] == cmd["id"] {
 			t.Fatalf("a notification repeats what the resume response held: %v", n)
 		}
 	}
@@ -360,17 +360,17 @@ func TestAppServerCrashMidTurnResumes(t *testing.T) {
 		completed[1]["text"] != "answer after the crash" {
 		t.Fatalf("items after the resume: %v\n(notifications %v)", completed, got)
 	}
-	if st := noteParams(rest[len(rest)-1])["turn"].(map[string]any)["status"]; st != "completed" {
+	if st := NoteParams(rest[len(rest)-1])["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn after the crash: %v", st)
 	}
 	// The thread goes on in the new process.
-	b.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "one more"}}})
-	if st := noteParams(last(b.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+	b.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "one more"}}})
+	if st := NoteParams(Last(b.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn after the resume: %v", st)
 	}
 }
 
-func last(ms []map[string]any) map[string]any { return ms[len(ms)-1] }
+func Last(ms []map[string]any) map[string]any { return ms[len(ms)-1] }
 
 // The worker (here with the whole dev server) is SIGKILLed during a model
 // call; after a restart the turn goes on and the same app-server keeps
@@ -380,24 +380,24 @@ func TestAppServerSurvivesWorkerRestart(t *testing.T) {
 		{Shell: "echo first-step"},
 		{DelayMs: 4000, Text: "slow answer arrived"},
 	}}}})
-	dev := e.startDev()
-	a := e.appServer(loadSchema(t))
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
+	dev := e.StartDev()
+	a := e.AppServer(LoadSchema(t))
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never", "sandbox": "danger-full-access"})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second) // thread/started
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "do the thing"}}})
-	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("first-step")) > 0 }, 60*time.Second,
-		"the second model call", func() string { return a.stderr.String() })
-	dev.kill()
-	dev2 := e.startDev()
-	defer dev2.kill()
-	notes := a.until("turn/completed", 120*time.Second)
+	a.Read(30 * time.Second) // thread/started
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "do the thing"}}})
+	WaitUntil(t, func() bool { return len(e.Model.Server.RequestsContaining("first-step")) > 0 }, 60*time.Second,
+		"the second model call", func() string { return a.Stderr.String() })
+	dev.Kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
+	notes := a.Until("turn/completed", 120*time.Second)
 	completed := 0
 	seen := map[string]bool{}
 	for _, n := range a.seen {
 		if n["method"] == "item/completed" {
-			it := noteParams(n)["item"].(map[string]any)
+			it := NoteParams(n)["item"].(map[string]any)
 			if seen[it["id"].(string)] {
 				t.Fatalf("item %v completed twice", it)
 			}
@@ -405,17 +405,17 @@ func TestAppServerSurvivesWorkerRestart(t *testing.T) {
 			completed++
 		}
 	}
-	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" || completed != 3 {
+	if st := NoteParams(Last(notes))["turn"].(map[string]any)["status"]; st != "completed" || completed != 3 {
 		t.Fatalf("turn %v with %d items; seen:\n%v", st, completed, a.seen)
 	}
 }
 
 // callErr sends a request that must fail and returns its error object.
-func (a *appServer) callErr(method string, params any) map[string]any {
+func (a *AppServer) CallErr(method string, params any) map[string]any {
 	a.t.Helper()
-	id := a.request(method, params)
+	id := a.Request(method, params)
 	for {
-		m := a.read(60 * time.Second)
+		m := a.Read(60 * time.Second)
 		if _, ok := m["method"]; ok {
 			continue
 		}
@@ -426,16 +426,16 @@ func (a *appServer) callErr(method string, params any) map[string]any {
 	}
 }
 
-func (a *appServer) handshakeExperimental() {
+func (a *AppServer) HandshakeExperimental() {
 	a.t.Helper()
-	a.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"},
+	a.Call("initialize", map[string]any{"clientInfo": map[string]any{"name": "symphony", "version": "1.0"},
 		"capabilities": map[string]any{"experimentalApi": true}})
-	a.send(map[string]any{"method": "initialized", "params": map[string]any{}})
+	a.Send(map[string]any{"method": "initialized", "params": map[string]any{}})
 }
 
 // answer responds to a request the app-server sent.
-func (a *appServer) answer(req map[string]any, result any) {
-	a.send(map[string]any{"id": req["id"], "result": result})
+func (a *AppServer) Answer(req map[string]any, result any) {
+	a.Send(map[string]any{"id": req["id"], "result": result})
 }
 
 // An orchestrator's flow with its own tool and approvals: the thread
@@ -454,46 +454,46 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 		{Match: "continue", Steps: []fakemodel.Step{{Text: "continued"}}},
 		{Match: "after unarchive", Steps: []fakemodel.Step{{Text: "back again"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t))
-	a.handshakeExperimental()
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t))
+	a.HandshakeExperimental()
 	tools := []any{map[string]any{"name": "lookup_ticket", "description": "Read a ticket from the tracker",
 		"inputSchema": map[string]any{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}, "required": []string{"id"}}}}
-	if e := a.callErr("thread/start", map[string]any{"cwd": e.work, "dynamicTools": []any{map[string]any{"name": "exec_command", "description": "mine"}}}); e["code"].(float64) != -32600 ||
+	if e := a.CallErr("thread/start", map[string]any{"cwd": e.Work, "dynamicTools": []any{map[string]any{"name": "exec_command", "description": "mine"}}}); e["code"].(float64) != -32600 ||
 		!strings.Contains(e["message"].(string), `dynamicTools[0].name "exec_command" is a tool of the codex harness`) {
 		t.Fatalf("a dynamic tool named like the harness's own: %v", e)
 	}
-	res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.work, "dynamicTools": tools})
+	res, _ := a.Call("thread/start", map[string]any{"approvalPolicy": "untrusted", "sandbox": "workspace-write", "cwd": e.Work, "dynamicTools": tools})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second) // thread/started
-	res, _ = a.call("turn/start", map[string]any{
+	a.Read(30 * time.Second) // thread/started
+	res, _ = a.Call("turn/start", map[string]any{
 		"threadId": id, "input": []any{map[string]any{"type": "text", "text": "Work on ABC-2"}},
-		"cwd": e.work, "title": "ABC-2", "approvalPolicy": "untrusted",
-		"sandboxPolicy": map[string]any{"type": "workspaceWrite", "writableRoots": []string{e.work}, "networkAccess": false},
+		"cwd": e.Work, "title": "ABC-2", "approvalPolicy": "untrusted",
+		"sandboxPolicy": map[string]any{"type": "workspaceWrite", "writableRoots": []string{e.Work}, "networkAccess": false},
 	})
 	turnID := res["turn"].(map[string]any)["id"].(string)
 
 	var sawTool, sawApproval bool
 	var notes []map[string]any
 	for {
-		m := a.read(90 * time.Second)
+		m := a.Read(90 * time.Second)
 		notes = append(notes, m)
 		switch m["method"] {
 		case "item/tool/call":
-			p := noteParams(m)
+			p := NoteParams(m)
 			if p["tool"] != "lookup_ticket" || p["threadId"] != id || p["turnId"] != turnID || p["arguments"].(map[string]any)["id"] != "ABC-2" {
 				t.Fatalf("item/tool/call %v", p)
 			}
 			sawTool = true
-			a.answer(m, map[string]any{"success": true, "contentItems": []any{map[string]any{"type": "inputText", "text": "ABC-2: the login page times out"}}})
+			a.Answer(m, map[string]any{"success": true, "contentItems": []any{map[string]any{"type": "inputText", "text": "ABC-2: the login page times out"}}})
 		case "item/commandExecution/requestApproval":
-			p := noteParams(m)
-			if p["command"] != "touch approved-by-orchestrator" || p["cwd"] != e.work || p["turnId"] != turnID {
+			p := NoteParams(m)
+			if p["command"] != "touch approved-by-orchestrator" || p["cwd"] != e.Work || p["turnId"] != turnID {
 				t.Fatalf("approval request %v", p)
 			}
 			sawApproval = true
-			a.answer(m, map[string]any{"decision": "accept"})
+			a.Answer(m, map[string]any{"decision": "accept"})
 		}
 		if m["method"] == "turn/completed" {
 			break
@@ -502,7 +502,7 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 	if !sawTool || !sawApproval {
 		t.Fatalf("tool call asked %v, approval asked %v", sawTool, sawApproval)
 	}
-	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
+	if st := NoteParams(Last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn %v", st)
 	}
 	completed := itemsOf(notes, "item/completed")
@@ -519,19 +519,19 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 	if cmd := completed[2]; cmd["status"] != "completed" || cmd["exitCode"].(float64) != 0 {
 		t.Fatalf("approved command %v", cmd)
 	}
-	if _, err := os.Stat(e.work + "/approved-by-orchestrator"); err != nil {
+	if _, err := os.Stat(e.Work + "/approved-by-orchestrator"); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
-	if req := e.model.Server.RequestsContaining("the login page times out"); len(req) == 0 {
+	if req := e.Model.Server.RequestsContaining("the login page times out"); len(req) == 0 {
 		t.Fatalf("the model never read the dynamic tool's answer")
 	}
 
 	// The continuation turn keeps the history; the tool stays offered.
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "continue with the docs"}}})
-	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "continue with the docs"}}})
+	if st := NoteParams(Last(a.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("continuation turn %v", st)
 	}
-	req, _ := e.model.Server.LastRequest()
+	req, _ := e.Model.Server.LastRequest()
 	for _, want := range []string{"lookup_ticket", "the login page times out", "approved-by-orchestrator", "continue with the docs"} {
 		if !strings.Contains(string(req.Body), want) {
 			t.Errorf("the continuation's model call lacks %q", want)
@@ -540,38 +540,38 @@ func TestAppServerDynamicToolsAndApprovals(t *testing.T) {
 
 	// Name, archive, unarchive: all durable (the name is read back by a
 	// new process; the unarchived thread keeps its history and tools).
-	_, notes = a.call("thread/name/set", map[string]any{"threadId": id, "name": "ABC-2 login timeout"})
-	a.until("thread/name/updated", 30*time.Second)
-	a.call("thread/archive", map[string]any{"threadId": id})
-	a.until("thread/archived", 30*time.Second)
+	_, notes = a.Call("thread/name/set", map[string]any{"threadId": id, "name": "ABC-2 login timeout"})
+	a.Until("thread/name/updated", 30*time.Second)
+	a.Call("thread/archive", map[string]any{"threadId": id})
+	a.Until("thread/archived", 30*time.Second)
 	// thread/list reads Temporal's visibility store, which takes in a
 	// closed run a moment after it closed: wait for it (bounded).
 	var list map[string]any
-	listed := func(c *appServer, params map[string]any) func() bool {
+	listed := func(c *AppServer, params map[string]any) func() bool {
 		return func() bool {
-			list, _ = c.call("thread/list", params)
+			list, _ = c.Call("thread/list", params)
 			data := list["data"].([]any)
 			return len(data) == 1 && data[0].(map[string]any)["id"] == id
 		}
 	}
-	waitUntil(t, listed(a, map[string]any{"archived": true}), 15*time.Second, "the archived thread in thread/list", func() string { return fmt.Sprint(list) })
+	WaitUntil(t, listed(a, map[string]any{"archived": true}), 15*time.Second, "the archived thread in thread/list", func() string { return fmt.Sprint(list) })
 	if list["data"].([]any)[0].(map[string]any)["name"] != "ABC-2 login timeout" {
 		t.Fatalf("archived threads %v", list)
 	}
-	a.kill()
-	b := e.appServer(loadSchema(t))
-	b.handshake()
-	un, _ := b.call("thread/unarchive", map[string]any{"threadId": id})
+	a.Kill()
+	b := e.AppServer(LoadSchema(t))
+	b.Handshake()
+	un, _ := b.Call("thread/unarchive", map[string]any{"threadId": id})
 	if th := un["thread"].(map[string]any); th["id"] != id || th["name"] != "ABC-2 login timeout" {
 		t.Fatalf("thread/unarchive %v", un)
 	}
-	b.until("thread/unarchived", 30*time.Second)
-	waitUntil(t, listed(b, map[string]any{}), 15*time.Second, "the unarchived thread among the open ones", func() string { return fmt.Sprint(list) })
-	b.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "after unarchive: go on"}}})
-	if st := noteParams(last(b.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+	b.Until("thread/unarchived", 30*time.Second)
+	WaitUntil(t, listed(b, map[string]any{}), 15*time.Second, "the unarchived thread among the open ones", func() string { return fmt.Sprint(list) })
+	b.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "after unarchive: go on"}}})
+	if st := NoteParams(Last(b.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn after unarchive %v", st)
 	}
-	req, _ = e.model.Server.LastRequest()
+	req, _ = e.Model.Server.LastRequest()
 	if !strings.Contains(string(req.Body), "continued") || !strings.Contains(string(req.Body), "lookup_ticket") {
 		t.Errorf("the unarchived thread lost its history or its tools")
 	}
@@ -585,29 +585,29 @@ func TestAppServerCrashWithPendingApprovalAsksAgain(t *testing.T) {
 		{Shell: "touch after-the-crash"},
 		{Text: "done after the crash"},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	schema := loadSchema(t)
-	a := e.appServer(schema)
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "untrusted", "sandbox": "workspace-write"})
+	dev := e.StartDev()
+	defer dev.Kill()
+	schema := LoadSchema(t)
+	a := e.AppServer(schema)
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "untrusted", "sandbox": "workspace-write"})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second)
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "make the file"}}})
-	first := last(a.until("item/commandExecution/requestApproval", 90*time.Second))
-	itemID := noteParams(first)["itemId"]
-	a.kill()
+	a.Read(30 * time.Second)
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "make the file"}}})
+	first := Last(a.Until("item/commandExecution/requestApproval", 90*time.Second))
+	itemID := NoteParams(first)["itemId"]
+	a.Kill()
 
-	b := e.appServer(schema)
-	b.handshake()
-	b.call("thread/resume", map[string]any{"threadId": id})
-	again := last(b.until("item/commandExecution/requestApproval", 60*time.Second))
-	if p := noteParams(again); p["itemId"] != itemID || p["command"] != "touch after-the-crash" {
-		t.Fatalf("asked again: %v (first: %v)", p, noteParams(first))
+	b := e.AppServer(schema)
+	b.Handshake()
+	b.Call("thread/resume", map[string]any{"threadId": id})
+	again := Last(b.Until("item/commandExecution/requestApproval", 60*time.Second))
+	if p := NoteParams(again); p["itemId"] != itemID || p["command"] != "touch after-the-crash" {
+		t.Fatalf("asked again: %v (first: %v)", p, NoteParams(first))
 	}
-	b.answer(again, map[string]any{"decision": "accept"})
-	rest := b.until("turn/completed", 90*time.Second)
-	if st := noteParams(last(rest))["turn"].(map[string]any)["status"]; st != "completed" {
+	b.Answer(again, map[string]any{"decision": "accept"})
+	rest := b.Until("turn/completed", 90*time.Second)
+	if st := NoteParams(Last(rest))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn %v", st)
 	}
 	for _, n := range rest {
@@ -615,7 +615,7 @@ func TestAppServerCrashWithPendingApprovalAsksAgain(t *testing.T) {
 			t.Fatalf("asked twice: %v", n)
 		}
 	}
-	if _, err := os.Stat(e.work + "/after-the-crash"); err != nil {
+	if _, err := os.Stat(e.Work + "/after-the-crash"); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
 }
@@ -628,26 +628,26 @@ func TestAppServerSteerAndStallTimeout(t *testing.T) {
 		{Match: "steer me", Steps: []fakemodel.Step{{DelayMs: 2500, Shell: "echo working"}, {Text: "steered turn done"}}},
 		{Match: "stall", Steps: []fakemodel.Step{{DelayMs: 4000, Text: "too late"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t))
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "sandbox": "workspace-write"})
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t))
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never", "sandbox": "workspace-write"})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second)
-	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "steer me"}}})
+	a.Read(30 * time.Second)
+	res, _ = a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "steer me"}}})
 	turnID := res["turn"].(map[string]any)["id"].(string)
-	a.until("turn/started", 30*time.Second)
-	res, _ = a.call("turn/steer", map[string]any{"threadId": id, "expectedTurnId": turnID, "input": []any{map[string]any{"type": "text", "text": "STEER-ONE"}}})
+	a.Until("turn/started", 30*time.Second)
+	res, _ = a.Call("turn/steer", map[string]any{"threadId": id, "expectedTurnId": turnID, "input": []any{map[string]any{"type": "text", "text": "STEER-ONE"}}})
 	if res["turnId"] != turnID {
 		t.Fatalf("turn/steer %v", res)
 	}
-	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "STEER-TWO"}}})
+	res, _ = a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "STEER-TWO"}}})
 	if res["turn"].(map[string]any)["id"] != turnID {
 		t.Fatalf("turn/start while running %v", res)
 	}
-	notes := a.until("turn/completed", 90*time.Second)
-	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
+	notes := a.Until("turn/completed", 90*time.Second)
+	if st := NoteParams(Last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("steered turn %v", st)
 	}
 	var users int
@@ -659,16 +659,16 @@ func TestAppServerSteerAndStallTimeout(t *testing.T) {
 	if users != 3 {
 		t.Fatalf("%d userMessage items, want the prompt and two steers", users)
 	}
-	req := e.model.Server.RequestsContaining("STEER-TWO")
+	req := e.Model.Server.RequestsContaining("STEER-TWO")
 	if len(req) == 0 || !strings.Contains(string(req[0].Body), "STEER-ONE") || !strings.Contains(string(req[0].Body), "working") {
 		t.Fatalf("the model did not read the steered input after the command's output")
 	}
 
-	res, _ = a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "stallTimeoutMs": 1500})
+	res, _ = a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never", "stallTimeoutMs": 1500})
 	id2 := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second)
-	a.call("turn/start", map[string]any{"threadId": id2, "input": []any{map[string]any{"type": "text", "text": "stall here"}}})
-	done := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)
+	a.Read(30 * time.Second)
+	a.Call("turn/start", map[string]any{"threadId": id2, "input": []any{map[string]any{"type": "text", "text": "stall here"}}})
+	done := NoteParams(Last(a.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)
 	if done["status"] != "failed" || !strings.Contains(done["error"].(map[string]any)["message"].(string), "turn stalled: no event for 1.5s") {
 		t.Fatalf("stalled turn %v", done)
 	}
@@ -682,24 +682,24 @@ func TestAppServerRequestUserInput(t *testing.T) {
 			`{"questions":[{"id":"db","header":"Database","question":"Which database?","options":[{"label":"Postgres","description":"the default"},{"label":"SQLite","description":"embedded"}]}]}`)}}},
 		{Text: "using the answer"},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t))
-	a.handshakeExperimental()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never", "requestUserInput": true})
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t))
+	a.HandshakeExperimental()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never", "requestUserInput": true})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.read(30 * time.Second)
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "set up the app"}}})
-	req := last(a.until("item/tool/requestUserInput", 90*time.Second))
-	q := noteParams(req)["questions"].([]any)[0].(map[string]any)
+	a.Read(30 * time.Second)
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "set up the app"}}})
+	req := Last(a.Until("item/tool/requestUserInput", 90*time.Second))
+	q := NoteParams(req)["questions"].([]any)[0].(map[string]any)
 	if q["id"] != "db" || len(q["options"].([]any)) != 2 {
-		t.Fatalf("requestUserInput %v", noteParams(req))
+		t.Fatalf("requestUserInput %v", NoteParams(req))
 	}
-	a.answer(req, map[string]any{"answers": map[string]any{"db": map[string]any{"answers": []string{"SQLite"}}}})
-	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+	a.Answer(req, map[string]any{"answers": map[string]any{"db": map[string]any{"answers": []string{"SQLite"}}}})
+	if st := NoteParams(Last(a.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn %v", st)
 	}
-	if len(e.model.Server.RequestsContaining("db: SQLite")) == 0 {
+	if len(e.Model.Server.RequestsContaining("db: SQLite")) == 0 {
 		t.Fatalf("the model never read the user's answer")
 	}
 }
@@ -707,7 +707,7 @@ func TestAppServerRequestUserInput(t *testing.T) {
 // deltaWith is the first delta of one item by method that contains s.
 func deltaWith(notes []map[string]any, method, itemID, s string) string {
 	for _, n := range notes {
-		if p := noteParams(n); n["method"] == method && p["itemId"] == itemID && strings.Contains(p["delta"].(string), s) {
+		if p := NoteParams(n); n["method"] == method && p["itemId"] == itemID && strings.Contains(p["delta"].(string), s) {
 			return p["delta"].(string)
 		}
 	}

@@ -18,12 +18,12 @@ import (
 // that does not exist is an error.
 func TestAppServerCommandExecStreams(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "unused"}}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t))
-	a.handshake()
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t))
+	a.Handshake()
 
-	execID := a.request("command/exec", map[string]any{"processId": "p1", "tty": true, "size": map[string]any{"rows": 30, "cols": 100},
+	execID := a.Request("command/exec", map[string]any{"processId": "p1", "tty": true, "size": map[string]any{"rows": 30, "cols": 100},
 		"command": []string{"bash", "-c", `stty size; echo ready; read l; echo "got:$l"; stty size; sleep 60`}})
 	var out strings.Builder
 	// take adds a notification's streamed output to out.
@@ -32,7 +32,7 @@ func TestAppServerCommandExecStreams(t *testing.T) {
 		if m["method"] != "command/exec/outputDelta" {
 			return
 		}
-		p := noteParams(m)
+		p := NoteParams(m)
 		if p["processId"] != "p1" || p["stream"] != "stdout" {
 			t.Fatalf("delta %v", p)
 		}
@@ -46,7 +46,7 @@ func TestAppServerCommandExecStreams(t *testing.T) {
 	// wrote before the response came) still count.
 	call := func(method string, params any) map[string]any {
 		t.Helper()
-		res, notes := a.call(method, params)
+		res, notes := a.Call(method, params)
 		for _, m := range notes {
 			take(m)
 		}
@@ -55,7 +55,7 @@ func TestAppServerCommandExecStreams(t *testing.T) {
 	readUntil := func(want string) {
 		t.Helper()
 		for !strings.Contains(out.String(), want) {
-			m := a.read(30 * time.Second)
+			m := a.Read(30 * time.Second)
 			if m["method"] == nil {
 				t.Fatalf("a response before %q was streamed: %v (output so far %q)", want, m, out.String())
 			}
@@ -72,13 +72,13 @@ func TestAppServerCommandExecStreams(t *testing.T) {
 	call("command/exec/write", map[string]any{"processId": "p1", "deltaBase64": base64.StdEncoding.EncodeToString([]byte("hello\n"))})
 	readUntil("got:hello")
 	readUntil("40 120")
-	if e := a.callErr("command/exec/write", map[string]any{"processId": "nope", "deltaBase64": "eA=="}); !strings.Contains(fmt.Sprint(e["message"]), "nope") {
+	if e := a.CallErr("command/exec/write", map[string]any{"processId": "nope", "deltaBase64": "eA=="}); !strings.Contains(fmt.Sprint(e["message"]), "nope") {
 		t.Errorf("write to an unknown process: %v", e)
 	}
-	termID := a.request("command/exec/terminate", map[string]any{"processId": "p1"})
+	termID := a.Request("command/exec/terminate", map[string]any{"processId": "p1"})
 	var exitCode any
 	for seen := 0; seen < 2; {
-		m := a.read(30 * time.Second)
+		m := a.Read(30 * time.Second)
 		if m["method"] != nil {
 			continue
 		}

@@ -19,31 +19,31 @@ func TestAppServerHistoryAndCompact(t *testing.T) {
 		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first done"}}},
 		{Match: "beta", Steps: []fakemodel.Step{{Text: "second done"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t), "-c", `compact_prompt="COMPACT-NOW: summarize"`,
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t), "-c", `compact_prompt="COMPACT-NOW: summarize"`,
 		"-c", `mcp_servers.old={command="true", enabled=false}`)
-	a.handshake()
-	if r, _ := a.call("account/read", map[string]any{}); r["account"] != nil {
+	a.Handshake()
+	if r, _ := a.Call("account/read", map[string]any{}); r["account"] != nil {
 		t.Fatalf("account/read for a provider without env_key: %v", r)
 	}
-	r, _ := a.call("mcpServerStatus/list", map[string]any{})
+	r, _ := a.Call("mcpServerStatus/list", map[string]any{})
 	if data := r["data"].([]any); len(data) != 1 || data[0].(map[string]any)["name"] != "old" || data[0].(map[string]any)["runtimeStatus"] != "disabled" {
 		t.Fatalf("mcpServerStatus/list: %v", r)
 	}
 
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never"})
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never"})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "first prompt alpha"}}})
-	if st := noteParams(last(a.until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "first prompt alpha"}}})
+	if st := NoteParams(Last(a.Until("turn/completed", 90*time.Second)))["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("first turn %v", st)
 	}
 
-	turns, _ := a.call("thread/turns/list", map[string]any{"threadId": id})
+	turns, _ := a.Call("thread/turns/list", map[string]any{"threadId": id})
 	if data := turns["data"].([]any); len(data) != 1 || data[0].(map[string]any)["status"] != "completed" {
 		t.Fatalf("thread/turns/list: %v", turns)
 	}
-	items, _ := a.call("thread/items/list", map[string]any{"threadId": id})
+	items, _ := a.Call("thread/items/list", map[string]any{"threadId": id})
 	var types []string
 	for _, it := range items["data"].([]any) {
 		types = append(types, it.(map[string]any)["item"].(map[string]any)["type"].(string))
@@ -52,24 +52,24 @@ func TestAppServerHistoryAndCompact(t *testing.T) {
 		t.Fatalf("thread/items/list: %v", types)
 	}
 
-	if r, _ := a.call("thread/compact/start", map[string]any{"threadId": id}); len(r) != 0 {
+	if r, _ := a.Call("thread/compact/start", map[string]any{"threadId": id}); len(r) != 0 {
 		t.Fatalf("thread/compact/start: %v", r)
 	}
 	// The compaction shows as a turn with one contextCompaction item.
-	notes := a.until("turn/completed", 30*time.Second)
+	notes := a.Until("turn/completed", 30*time.Second)
 	if it := itemsOf(notes, "item/completed"); len(it) != 1 || it[0]["type"] != "contextCompaction" {
 		t.Fatalf("the compaction's items: %v", it)
 	}
-	if asked := e.model.Server.RequestsContaining("COMPACT-NOW: summarize"); len(asked) != 1 {
+	if asked := e.Model.Server.RequestsContaining("COMPACT-NOW: summarize"); len(asked) != 1 {
 		t.Fatalf("%d compaction requests, want 1", len(asked))
 	}
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "second prompt beta"}}})
-	a.until("turn/completed", 90*time.Second)
-	req, _ := e.model.Server.LastRequest()
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "second prompt beta"}}})
+	a.Until("turn/completed", 90*time.Second)
+	req, _ := e.Model.Server.LastRequest()
 	if body := string(req.Body); !strings.Contains(body, "SUMMARY-XYZ") || strings.Contains(body, "turn-one-output") {
 		t.Fatalf("the turn after compaction sent:\n%s", body)
 	}
-	if e := a.callErr("thread/compact/start", map[string]any{"threadId": "no-such-thread"}); !strings.Contains(e["message"].(string), "no-such-thread") {
+	if e := a.CallErr("thread/compact/start", map[string]any{"threadId": "no-such-thread"}); !strings.Contains(e["message"].(string), "no-such-thread") {
 		t.Fatalf("compacting an unknown thread: %v", e)
 	}
 }

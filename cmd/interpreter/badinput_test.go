@@ -43,16 +43,16 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nil)
 			if tc.config != "" {
-				if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(tc.config), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(e.Home, "config.toml"), []byte(tc.config), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
-			p := e.start(tc.args...)
-			code := p.wait(30 * time.Second)
-			if code != tc.code || !strings.Contains(p.stderr.String(), tc.want) {
-				t.Fatalf("exit %d (want %d), stderr:\n%s\nwant it to mention %s", code, tc.code, p.stderr, tc.want)
+			p := e.Start(tc.args...)
+			code := p.Wait(30 * time.Second)
+			if code != tc.code || !strings.Contains(p.Stderr.String(), tc.want) {
+				t.Fatalf("exit %d (want %d), stderr:\n%s\nwant it to mention %s", code, tc.code, p.Stderr, tc.want)
 			}
-			if _, err := os.Stat(filepath.Join(e.home, "temporal.db")); err == nil {
+			if _, err := os.Stat(filepath.Join(e.Home, "temporal.db")); err == nil {
 				t.Fatalf("a server was started for input that was refused")
 			}
 		})
@@ -64,31 +64,31 @@ func TestBadInputIsRefusedClearly(t *testing.T) {
 // is not disturbed.
 func TestBadThreadRequestsAreRefused(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{DelayMs: 3000, Text: "slow"}}}}})
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 
-	unknown := e.exec("resume", "no-such-thread", "hello")
-	if code := unknown.wait(30 * time.Second); code != 1 || !strings.Contains(unknown.stderr.String(), "thread not found: no-such-thread") {
-		t.Fatalf("unknown thread: exit %d, stderr %s", code, unknown.stderr)
+	unknown := e.Exec("resume", "no-such-thread", "hello")
+	if code := unknown.Wait(30 * time.Second); code != 1 || !strings.Contains(unknown.Stderr.String(), "thread not found: no-such-thread") {
+		t.Fatalf("unknown thread: exit %d, stderr %s", code, unknown.Stderr)
 	}
 
-	first := e.exec("--json", "take your time")
-	first.waitFor(func() bool { return strings.Contains(first.stdout.String(), "thread.started") }, 30*time.Second, "thread.started")
-	id := threadIDOf(t, jsonLines(t, first.stdout.String()))
+	first := e.Exec("--json", "take your time")
+	first.WaitFor(func() bool { return strings.Contains(first.Stdout.String(), "thread.started") }, 30*time.Second, "thread.started")
+	id := ThreadIDOf(t, JSONLines(t, first.Stdout.String()))
 	turnID := id + "/turn-1"
-	asTurn := e.exec("resume", turnID, "hello")
-	if code := asTurn.wait(30 * time.Second); code != 2 || !strings.Contains(asTurn.stderr.String(), "that is a turn id ("+turnID+"); its thread is "+id) {
-		t.Fatalf("resume with a turn id: exit %d, stderr %s", code, asTurn.stderr)
+	asTurn := e.Exec("resume", turnID, "hello")
+	if code := asTurn.Wait(30 * time.Second); code != 2 || !strings.Contains(asTurn.Stderr.String(), "that is a turn id ("+turnID+"); its thread is "+id) {
+		t.Fatalf("resume with a turn id: exit %d, stderr %s", code, asTurn.Stderr)
 	}
 	// A prompt to a thread that is running a turn follows that turn to its
 	// end, then runs (see resume_e2e_test.go).
-	busy := e.exec("resume", id, "are you done?")
-	if code := busy.wait(60 * time.Second); code != 0 || !strings.Contains(busy.stderr.String(), "following it to its end, then your prompt") ||
-		!strings.Contains(busy.stderr.String(), id+"/turn-2") {
-		t.Fatalf("busy thread: exit %d, stderr %s", code, busy.stderr)
+	busy := e.Exec("resume", id, "are you done?")
+	if code := busy.Wait(60 * time.Second); code != 0 || !strings.Contains(busy.Stderr.String(), "following it to its end, then your prompt") ||
+		!strings.Contains(busy.Stderr.String(), id+"/turn-2") {
+		t.Fatalf("busy thread: exit %d, stderr %s", code, busy.Stderr)
 	}
-	if code := first.wait(60 * time.Second); code != 0 {
-		t.Fatalf("the running turn was disturbed: exit %d, %s", code, first.stderr)
+	if code := first.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("the running turn was disturbed: exit %d, %s", code, first.Stderr)
 	}
 }
 
@@ -96,16 +96,16 @@ func TestBadThreadRequestsAreRefused(t *testing.T) {
 // stderr, naming the key it is nearest to, and goes on.
 func TestConfigTypoWarns(t *testing.T) {
 	e := newEnv(t, nil)
-	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte("approval_polcy = \"never\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, "config.toml"), []byte("approval_polcy = \"never\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := e.start("skills", "list")
-	if code := p.wait(30 * time.Second); code != 0 {
-		t.Fatalf("skills list: exit %d, %s", code, p.stderr)
+	p := e.Start("skills", "list")
+	if code := p.Wait(30 * time.Second); code != 0 {
+		t.Fatalf("skills list: exit %d, %s", code, p.Stderr)
 	}
 	want := "interpreter: warning: unknown config key approval_polcy (did you mean approval_policy?)\n"
-	if strings.Count(p.stderr.String(), want) != 1 {
-		t.Fatalf("stderr %q, want it to say once %q", p.stderr, want)
+	if strings.Count(p.Stderr.String(), want) != 1 {
+		t.Fatalf("stderr %q, want it to say once %q", p.Stderr, want)
 	}
 }
 
@@ -117,26 +117,26 @@ func TestAPIKeyIsCheckedWhereTheCallIsMade(t *testing.T) {
 	for _, workerHasKey := range []bool{true, false} {
 		t.Run(fmt.Sprintf("worker has the key: %v", workerHasKey), func(t *testing.T) {
 			e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "called"}}}}})
-			keyed := []string{"-c", fmt.Sprintf("model_providers.fake={name=\"fake\", base_url=%q, wire_api=\"responses\", env_key=\"FAKE_PROVIDER_KEY_E2E\"}", e.model.URL())}
+			keyed := []string{"-c", fmt.Sprintf("model_providers.fake={name=\"fake\", base_url=%q, wire_api=\"responses\", env_key=\"FAKE_PROVIDER_KEY_E2E\"}", e.Model.URL())}
 			if workerHasKey {
 				t.Setenv("FAKE_PROVIDER_KEY_E2E", "secret")
 			}
-			dev := e.start(append(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port)}, e.config()...), keyed...)...)
-			defer dev.kill()
-			dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+			dev := e.Start(append(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port)}, e.Config()...), keyed...)...)
+			defer dev.Kill()
+			dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 			os.Unsetenv("FAKE_PROVIDER_KEY_E2E")
-			p := e.exec(append(keyed, "hello")...)
-			code := p.wait(60 * time.Second)
+			p := e.Exec(append(keyed, "hello")...)
+			code := p.Wait(60 * time.Second)
 			if workerHasKey {
-				if code != 0 || !strings.Contains(p.stdout.String(), "called") {
-					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout, p.stderr)
+				if code != 0 || !strings.Contains(p.Stdout.String(), "called") {
+					t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, p.Stdout, p.Stderr)
 				}
 				return
 			}
-			if code != 1 || !strings.Contains(p.stderr.String()+p.stdout.String(), "FAKE_PROVIDER_KEY_E2E is not set: provider \"fake\" needs an API key in the worker's environment") {
-				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout, p.stderr)
+			if code != 1 || !strings.Contains(p.Stderr.String()+p.Stdout.String(), "FAKE_PROVIDER_KEY_E2E is not set: provider \"fake\" needs an API key in the worker's environment") {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, p.Stdout, p.Stderr)
 			}
-			if n := len(e.model.Server.Requests()); n != 0 {
+			if n := len(e.Model.Server.Requests()); n != 0 {
 				t.Fatalf("%d model requests without a key", n)
 			}
 		})

@@ -60,7 +60,7 @@ func newCluster(t *testing.T, script *fakemodel.Script) *cluster {
 	t.Helper()
 	e := newEnv(t, script)
 	srv := exec.Command(temporalCLI(t), "server", "start-dev", "--headless",
-		"--port", fmt.Sprint(e.port), "--ui-port", fmt.Sprint(freePort(t)), "--http-port", fmt.Sprint(freePort(t)),
+		"--port", fmt.Sprint(e.Port), "--ui-port", fmt.Sprint(freePort(t)), "--http-port", fmt.Sprint(freePort(t)),
 		"--metrics-port", fmt.Sprint(freePort(t)), "--db-filename", filepath.Join(t.TempDir(), "temporal.db"),
 		"--log-level", "error")
 	srv.Stdout, srv.Stderr = os.Stderr, os.Stderr
@@ -69,9 +69,9 @@ func newCluster(t *testing.T, script *fakemodel.Script) *cluster {
 	}
 	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
 	var c client.Client
-	waitUntil(t, func() bool {
+	WaitUntil(t, func() bool {
 		var err error
-		c, err = client.Dial(client.Options{HostPort: fmt.Sprintf("127.0.0.1:%d", e.port), Logger: quietLogger{}})
+		c, err = client.Dial(client.Options{HostPort: fmt.Sprintf("127.0.0.1:%d", e.Port), Logger: QuietLogger{}})
 		if err != nil {
 			return false
 		}
@@ -86,46 +86,46 @@ func newCluster(t *testing.T, script *fakemodel.Script) *cluster {
 	t.Cleanup(c.Close)
 	k := &cluster{env: e, c: c}
 	storePort := freePort(t)
-	blobs := k.in(t.TempDir(), append([]string{"store", "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", storePort)}, e.config()...)...)
-	blobs.waitFor(func() bool { return strings.Contains(blobs.stdout.String(), "Store serving") }, 30*time.Second, "the blob server")
+	blobs := k.in(t.TempDir(), append([]string{"store", "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", storePort)}, e.Config()...)...)
+	blobs.WaitFor(func() bool { return strings.Contains(blobs.Stdout.String(), "Store serving") }, 30*time.Second, "the blob server")
 	k.store = fmt.Sprintf("http://127.0.0.1:%d", storePort)
 	return k
 }
 
 // in runs the binary with its own home.
-func (k *cluster) in(home string, args ...string) *proc {
-	k.t.Helper()
-	p := &proc{t: k.t, cmd: exec.Command(binary, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Dir = k.work
-	p.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+home, "OPENAI_API_KEY=", "INTERPRETER_BUILD_ID=")
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	p.cmd.Stdin = strings.NewReader("")
-	if err := p.cmd.Start(); err != nil {
-		k.t.Fatal(err)
+func (k *cluster) in(home string, args ...string) *Proc {
+	k.T.Helper()
+	p := &Proc{T: k.T, Cmd: exec.Command(Binary, args...), Stdout: &SyncBuffer{}, Stderr: &SyncBuffer{}, Done: make(chan struct{})}
+	p.Cmd.Dir = k.Work
+	p.Cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+home, "OPENAI_API_KEY=", "INTERPRETER_BUILD_ID=")
+	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
+	p.Cmd.Stdin = strings.NewReader("")
+	if err := p.Cmd.Start(); err != nil {
+		k.T.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	k.t.Cleanup(func() { p.kill() })
+	go func() { p.Err = p.Cmd.Wait(); close(p.Done) }()
+	k.T.Cleanup(func() { p.Kill() })
 	return p
 }
 
 func (k *cluster) config() []string {
-	return append(k.env.config(), "-c", "temporal.embedded=false", "-c", "store.url="+k.store)
+	return append(k.env.Config(), "-c", "temporal.embedded=false", "-c", "store.url="+k.store)
 }
 
 // worker starts a worker of one host and build, with a home of its own.
-func (k *cluster) worker(host, build string, extra ...string) *proc {
-	k.t.Helper()
+func (k *cluster) worker(host, build string, extra ...string) *Proc {
+	k.T.Helper()
 	args := append([]string{"worker", "--host-queue", host, "--build-id", build}, k.config()...)
-	p := k.in(k.t.TempDir(), append(args, extra...)...)
-	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Worker connected") }, 60*time.Second, "worker "+host+"/"+build)
+	p := k.in(k.T.TempDir(), append(args, extra...)...)
+	p.WaitFor(func() bool { return strings.Contains(p.Stdout.String(), "Worker connected") }, 60*time.Second, "worker "+host+"/"+build)
 	return p
 }
 
 // exec runs `exec` on a host (its own home too).
-func (k *cluster) exec(host string, args ...string) *proc {
+func (k *cluster) exec(host string, args ...string) *Proc {
 	all := append([]string{"exec"}, k.config()...)
 	all = append(all, "-c", "temporal.host_queue="+host, "-c", "approval_policy=never")
-	return k.in(k.t.TempDir(), append(all, args...)...)
+	return k.in(k.T.TempDir(), append(all, args...)...)
 }
 
 func (k *cluster) versioning(t *testing.T, workflowID string) (enumspb.VersioningBehavior, string) {
@@ -152,47 +152,47 @@ func TestClusterCLIServer(t *testing.T) {
 
 	// Setup: the CLI's server has none of our search attributes.
 	list := k.in(t.TempDir(), append([]string{"threads", "list"}, k.config()...)...)
-	if code := list.wait(60 * time.Second); code != 0 || !strings.Contains(list.stderr.String(), "lacks the thread search attributes") {
-		t.Fatalf("threads list before setup: exit %d\n%s", code, list.stderr)
+	if code := list.Wait(60 * time.Second); code != 0 || !strings.Contains(list.Stderr.String(), "lacks the thread search attributes") {
+		t.Fatalf("threads list before setup: exit %d\n%s", code, list.Stderr)
 	}
 	setup := k.in(t.TempDir(), append([]string{"setup"}, k.config()...)...)
-	if code := setup.wait(60 * time.Second); code != 0 || !strings.Contains(setup.stdout.String(), "registered search attributes") {
-		t.Fatalf("setup: exit %d\n%s%s", code, setup.stdout, setup.stderr)
+	if code := setup.Wait(60 * time.Second); code != 0 || !strings.Contains(setup.Stdout.String(), "registered search attributes") {
+		t.Fatalf("setup: exit %d\n%s%s", code, setup.Stdout, setup.Stderr)
 	}
 	again := k.in(t.TempDir(), append([]string{"setup"}, k.config()...)...)
-	if code := again.wait(60 * time.Second); code != 0 || !strings.Contains(again.stdout.String(), "has the search attributes already") {
-		t.Fatalf("setup again: exit %d\n%s%s", code, again.stdout, again.stderr)
+	if code := again.Wait(60 * time.Second); code != 0 || !strings.Contains(again.Stdout.String(), "has the search attributes already") {
+		t.Fatalf("setup again: exit %d\n%s%s", code, again.Stdout, again.Stderr)
 	}
 
 	// Two hosts, build b1; a's worker makes b1 current (the first build).
 	wa := k.worker("host-a", "b1")
-	if !strings.Contains(wa.stdout.String(), "Build b1 is the current version") {
-		t.Fatalf("worker a:\n%s%s", wa.stdout, wa.stderr)
+	if !strings.Contains(wa.Stdout.String(), "Build b1 is the current version") {
+		t.Fatalf("worker a:\n%s%s", wa.Stdout, wa.Stderr)
 	}
 	wb := k.worker("host-b", "b1")
 	run := k.exec("host-a", "--json", "host a cell")
-	if code := run.wait(90 * time.Second); code != 0 || !strings.Contains(run.stdout.String(), "a done") {
-		t.Fatalf("host a cell: exit %d\n%s%s", code, run.stdout, run.stderr)
+	if code := run.Wait(90 * time.Second); code != 0 || !strings.Contains(run.Stdout.String(), "a done") {
+		t.Fatalf("host a cell: exit %d\n%s%s", code, run.Stdout, run.Stderr)
 	}
 
 	// Rolling upgrade: a turn begun on b1, then b2 joins and is made
 	// current; the old turn ends on b1, a new turn of the same thread runs
 	// on b2, whose worker has an empty store of its own.
 	old := k.exec("host-a", "--json", "slow old cell")
-	old.waitFor(func() bool { return strings.Contains(old.stdout.String(), `"command_execution"`) }, 60*time.Second, "the old turn's command")
-	thread := threadIDOf(t, jsonLines(t, old.stdout.String()))
+	old.WaitFor(func() bool { return strings.Contains(old.Stdout.String(), `"command_execution"`) }, 60*time.Second, "the old turn's command")
+	thread := ThreadIDOf(t, JSONLines(t, old.Stdout.String()))
 	wc := k.worker("host-a", "b2", "--promote")
-	if !strings.Contains(wc.stdout.String(), "Build b2 is the current version") {
-		t.Fatalf("worker c:\n%s%s", wc.stdout, wc.stderr)
+	if !strings.Contains(wc.Stdout.String(), "Build b2 is the current version") {
+		t.Fatalf("worker c:\n%s%s", wc.Stdout, wc.Stderr)
 	}
-	if code := old.wait(90 * time.Second); code != 0 || !strings.Contains(old.stdout.String(), "old done") {
-		t.Fatalf("old turn: exit %d\n%s%s", code, old.stdout, old.stderr)
+	if code := old.Wait(90 * time.Second); code != 0 || !strings.Contains(old.Stdout.String(), "old done") {
+		t.Fatalf("old turn: exit %d\n%s%s", code, old.Stdout, old.Stderr)
 	}
 	next := k.exec("host-a", "--json", "resume", thread, "new build cell")
-	if code := next.wait(90 * time.Second); code != 0 || !strings.Contains(next.stdout.String(), "new done") {
-		t.Fatalf("new turn: exit %d\n%s%s", code, next.stdout, next.stderr)
+	if code := next.Wait(90 * time.Second); code != 0 || !strings.Contains(next.Stdout.String(), "new done") {
+		t.Fatalf("new turn: exit %d\n%s%s", code, next.Stdout, next.Stderr)
 	}
-	if !k.model.Server.LastRequestContains("slept") {
+	if !k.Model.Server.LastRequestContains("slept") {
 		t.Fatal("the new build's model call lacks the old turn's command output (the transcript did not reach its store)")
 	}
 	for turn, build := range map[string]string{thread + "/turn-1": "b1", thread + "/turn-2": "b2"} {
@@ -204,13 +204,13 @@ func TestClusterCLIServer(t *testing.T) {
 	// A host no worker serves: a warning within seconds, then a failed turn.
 	begun := time.Now()
 	miss := k.exec("hostZ", "-c", "temporal.host_wait=5s", "missing host cell")
-	miss.waitFor(func() bool { return strings.Contains(miss.stderr.String(), "no worker serves host hostZ; waiting") }, 30*time.Second, "the warning")
+	miss.WaitFor(func() bool { return strings.Contains(miss.Stderr.String(), "no worker serves host hostZ; waiting") }, 30*time.Second, "the warning")
 	warned := time.Since(begun)
-	if code := miss.wait(60 * time.Second); code == 0 || !strings.Contains(miss.stderr.String()+miss.stdout.String(), "gave up after 5s") {
-		t.Fatalf("missing host: exit %d\n%s%s", code, miss.stdout, miss.stderr)
+	if code := miss.Wait(60 * time.Second); code == 0 || !strings.Contains(miss.Stderr.String()+miss.Stdout.String(), "gave up after 5s") {
+		t.Fatalf("missing host: exit %d\n%s%s", code, miss.Stdout, miss.Stderr)
 	}
 	t.Logf("missing host: warned after %s, failed after %s", warned.Round(time.Millisecond), time.Since(begun).Round(time.Millisecond))
-	if _, err := os.Stat(filepath.Join(k.work, "z.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(k.Work, "z.txt")); err == nil {
 		t.Fatal("a command ran for the host without a worker")
 	}
 
@@ -220,20 +220,20 @@ func TestClusterCLIServer(t *testing.T) {
 	// for about a minute), fails the turn after host_wait instead of
 	// waiting for the turn timeout.
 	kill := k.exec("host-b", "-c", "temporal.host_wait=5s", "--json", "kill cell")
-	waitUntil(t, func() bool {
-		_, err := os.Stat(filepath.Join(k.work, "started-b.txt"))
+	WaitUntil(t, func() bool {
+		_, err := os.Stat(filepath.Join(k.Work, "started-b.txt"))
 		return err == nil
-	}, 60*time.Second, "the command on host b", func() string { return kill.stdout.String() + kill.stderr.String() })
-	wb.kill()
+	}, 60*time.Second, "the command on host b", func() string { return kill.Stdout.String() + kill.Stderr.String() })
+	wb.Kill()
 	killed := time.Now()
-	code := kill.wait(4 * time.Minute)
+	code := kill.Wait(4 * time.Minute)
 	failedAfter := time.Since(killed)
-	out := kill.stdout.String() + kill.stderr.String()
+	out := kill.Stdout.String() + kill.Stderr.String()
 	if code == 0 || !strings.Contains(out, "host host-b took the tool call: gave up after 5s") {
 		t.Fatalf("killed host: exit %d\n%s", code, out)
 	}
-	if !strings.Contains(kill.stdout.String(), "interrupted") && !strings.Contains(kill.stdout.String(), "was not run again") {
-		t.Errorf("killed host: the command is not reported interrupted:\n%s", kill.stdout)
+	if !strings.Contains(kill.Stdout.String(), "interrupted") && !strings.Contains(kill.Stdout.String(), "was not run again") {
+		t.Errorf("killed host: the command is not reported interrupted:\n%s", kill.Stdout)
 	}
 	// The bound: the command's heartbeat timeout (20 s), host_wait, and a
 	// model call and a few tasks; the ceiling is generous for a loaded
@@ -242,7 +242,7 @@ func TestClusterCLIServer(t *testing.T) {
 	if failedAfter > 60*time.Second {
 		t.Errorf("killed host: the turn failed %s after the kill, want about 20 s + host_wait", failedAfter)
 	}
-	if _, err := os.Stat(filepath.Join(k.work, "again.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(k.Work, "again.txt")); err == nil {
 		t.Fatal("the second command ran without a worker for its host")
 	}
 }

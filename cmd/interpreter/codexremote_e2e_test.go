@@ -48,43 +48,43 @@ func codexBinary(t *testing.T) string {
 
 // listenApp starts `interpreter app-server --listen addr` against the
 // running dev server and returns it with the address it serves.
-func (e *env) listenApp(addr string, extra ...string) (*proc, string) {
-	e.t.Helper()
-	args := append([]string{"app-server", "--listen", addr}, e.config()...)
+func (e *env) listenApp(addr string, extra ...string) (*Proc, string) {
+	e.T.Helper()
+	args := append([]string{"app-server", "--listen", addr}, e.Config()...)
 	args = append(args, "-c", "temporal.embedded=false")
-	p := e.start(append(args, extra...)...)
+	p := e.Start(append(args, extra...)...)
 	re := regexp.MustCompile(`app-server listening on (\S+)`)
-	p.waitFor(func() bool { return re.MatchString(p.stderr.String()) }, 60*time.Second, "the app-server to listen")
-	return p, re.FindStringSubmatch(p.stderr.String())[1]
+	p.WaitFor(func() bool { return re.MatchString(p.Stderr.String()) }, 60*time.Second, "the app-server to listen")
+	return p, re.FindStringSubmatch(p.Stderr.String())[1]
 }
 
 // codexRemote runs `codex exec --remote url ARGS...` with its own home.
-func (e *env) codexRemote(url string, env []string, args ...string) *proc {
-	e.t.Helper()
-	home := filepath.Join(e.home, "codex-home")
+func (e *env) codexRemote(url string, env []string, args ...string) *Proc {
+	e.T.Helper()
+	home := filepath.Join(e.Home, "codex-home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	all := append([]string{"exec", "--remote", url}, args...)
-	p := &proc{t: e.t, cmd: exec.Command(codexBinary(e.t), all...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Dir = e.work
-	p.cmd.Env = append(os.Environ(), "HOME="+e.home, "CODEX_HOME="+home, "OPENAI_API_KEY=")
-	p.cmd.Env = append(p.cmd.Env, env...)
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	p.cmd.Stdin = strings.NewReader("")
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+	p := &Proc{T: e.T, Cmd: exec.Command(codexBinary(e.T), all...), Stdout: &SyncBuffer{}, Stderr: &SyncBuffer{}, Done: make(chan struct{})}
+	p.Cmd.Dir = e.Work
+	p.Cmd.Env = append(os.Environ(), "HOME="+e.Home, "CODEX_HOME="+home, "OPENAI_API_KEY=")
+	p.Cmd.Env = append(p.Cmd.Env, env...)
+	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
+	p.Cmd.Stdin = strings.NewReader("")
+	if err := p.Cmd.Start(); err != nil {
+		e.T.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	e.t.Cleanup(func() { p.kill() })
+	go func() { p.Err = p.Cmd.Wait(); close(p.Done) }()
+	e.T.Cleanup(func() { p.Kill() })
 	return p
 }
 
 // mustSucceed waits for a codex run and fails the test unless it exited 0.
-func (p *proc) mustSucceed(what string) {
-	p.t.Helper()
-	if code := p.wait(90 * time.Second); code != 0 {
-		p.t.Fatalf("%s exited %d\nstdout:\n%s\nstderr:\n%s", what, code, p.stdout, p.stderr)
+func (p *Proc) MustSucceed(what string) {
+	p.T.Helper()
+	if code := p.Wait(90 * time.Second); code != 0 {
+		p.T.Fatalf("%s exited %d\nstdout:\n%s\nstderr:\n%s", what, code, p.Stdout, p.Stderr)
 	}
 }
 
@@ -101,8 +101,8 @@ func TestCodexExecRemoteRunsAndResumes(t *testing.T) {
 		{Match: "first-unix", Steps: []fakemodel.Step{{Text: "answer one over unix"}}},
 		{Match: "second-unix", Steps: []fakemodel.Step{{Text: "answer two over unix"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 	sock := filepath.Join(t.TempDir(), "app.sock")
 	for _, tc := range []struct{ name, addr string }{
 		{"tcp", "ws://127.0.0.1:0"},
@@ -110,25 +110,25 @@ func TestCodexExecRemoteRunsAndResumes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			app, url := e.listenApp(tc.addr)
-			defer app.kill()
+			defer app.Kill()
 			if tc.name == "unix" && url != "unix://"+sock {
 				t.Fatalf("listening on %s, want unix://%s", url, sock)
 			}
 			first := e.codexRemote(url, nil, "first-"+tc.name)
-			first.mustSucceed("codex exec --remote")
-			if !strings.Contains(first.stdout.String(), "answer one over "+tc.name) {
-				t.Fatalf("codex exec printed %q, want the model's answer\nstderr:\n%s", first.stdout, first.stderr)
+			first.MustSucceed("codex exec --remote")
+			if !strings.Contains(first.Stdout.String(), "answer one over "+tc.name) {
+				t.Fatalf("codex exec printed %q, want the model's answer\nstderr:\n%s", first.Stdout, first.Stderr)
 			}
-			m := codexThreadLine.FindStringSubmatch(first.stderr.String())
+			m := codexThreadLine.FindStringSubmatch(first.Stderr.String())
 			if m == nil {
-				t.Fatalf("no thread id in codex's output:\n%s", first.stderr)
+				t.Fatalf("no thread id in codex's output:\n%s", first.Stderr)
 			}
 			second := e.codexRemote(url, nil, "resume", m[1], "second-"+tc.name)
-			second.mustSucceed("codex exec --remote resume")
-			if !strings.Contains(second.stdout.String(), "answer two over "+tc.name) {
-				t.Fatalf("codex exec resume printed %q\nstderr:\n%s", second.stdout, second.stderr)
+			second.MustSucceed("codex exec --remote resume")
+			if !strings.Contains(second.Stdout.String(), "answer two over "+tc.name) {
+				t.Fatalf("codex exec resume printed %q\nstderr:\n%s", second.Stdout, second.Stderr)
 			}
-			reqs := e.model.Server.RequestsContaining("second-" + tc.name)
+			reqs := e.Model.Server.RequestsContaining("second-" + tc.name)
 			if len(reqs) == 0 {
 				t.Fatal("the model never saw the resumed prompt")
 			}
@@ -138,7 +138,7 @@ func TestCodexExecRemoteRunsAndResumes(t *testing.T) {
 					t.Errorf("the resumed turn's model request lacks the first turn's %q", want)
 				}
 			}
-			if out := app.stderr.String(); strings.Contains(out, "unknown method") {
+			if out := app.Stderr.String(); strings.Contains(out, "unknown method") {
 				t.Errorf("the app-server logged an unknown method:\n%s", out)
 			}
 		})
@@ -153,35 +153,35 @@ func TestCodexRemoteBearerToken(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "with-token", Steps: []fakemodel.Step{{Text: "token accepted"}}},
 	}})
-	open := e.start(append([]string{"app-server", "--listen", "ws://0.0.0.0:0"}, e.config()...)...)
-	if code := open.wait(30 * time.Second); code != 2 || !strings.Contains(open.stderr.String(), "--auth-token-env") {
-		t.Fatalf("a non-loopback bind without a token exited %d, want 2 naming --auth-token-env:\n%s", code, open.stderr)
+	open := e.Start(append([]string{"app-server", "--listen", "ws://0.0.0.0:0"}, e.Config()...)...)
+	if code := open.Wait(30 * time.Second); code != 2 || !strings.Contains(open.Stderr.String(), "--auth-token-env") {
+		t.Fatalf("a non-loopback bind without a token exited %d, want 2 naming --auth-token-env:\n%s", code, open.Stderr)
 	}
 
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 	t.Setenv("APP_TOKEN", "right-token")
 	app, url := e.listenApp("ws://127.0.0.1:0", "--auth-token-env", "APP_TOKEN")
-	defer app.kill()
+	defer app.Kill()
 
 	wrong := e.codexRemote(url, []string{"CLIENT_TOKEN=wrong-token"}, "--remote-auth-token-env", "CLIENT_TOKEN", "with-token")
-	if code := wrong.wait(90 * time.Second); code == 0 {
-		t.Fatalf("a client with a wrong token ran:\n%s\n%s", wrong.stdout, wrong.stderr)
+	if code := wrong.Wait(90 * time.Second); code == 0 {
+		t.Fatalf("a client with a wrong token ran:\n%s\n%s", wrong.Stdout, wrong.Stderr)
 	}
-	if !strings.Contains(wrong.stderr.String(), "401") {
-		t.Errorf("codex did not report the refusal (401):\n%s", wrong.stderr)
+	if !strings.Contains(wrong.Stderr.String(), "401") {
+		t.Errorf("codex did not report the refusal (401):\n%s", wrong.Stderr)
 	}
 	none := e.codexRemote(url, nil, "with-token")
-	if code := none.wait(90 * time.Second); code == 0 {
-		t.Fatalf("a client without a token ran:\n%s\n%s", none.stdout, none.stderr)
+	if code := none.Wait(90 * time.Second); code == 0 {
+		t.Fatalf("a client without a token ran:\n%s\n%s", none.Stdout, none.Stderr)
 	}
-	if n := len(e.model.Server.RequestsContaining("with-token")); n != 0 {
+	if n := len(e.Model.Server.RequestsContaining("with-token")); n != 0 {
 		t.Fatalf("refused clients reached the model (%d requests)", n)
 	}
 
 	right := e.codexRemote(url, []string{"CLIENT_TOKEN=right-token"}, "--remote-auth-token-env", "CLIENT_TOKEN", "with-token")
-	right.mustSucceed("codex exec with the right token")
-	if !strings.Contains(right.stdout.String(), "token accepted") {
-		t.Fatalf("codex printed %q\n%s", right.stdout, right.stderr)
+	right.MustSucceed("codex exec with the right token")
+	if !strings.Contains(right.Stdout.String(), "token accepted") {
+		t.Fatalf("codex printed %q\n%s", right.Stdout, right.Stderr)
 	}
 }

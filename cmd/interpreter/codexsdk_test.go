@@ -59,8 +59,8 @@ func ensureCodexSDK(t *testing.T, dir string) {
 
 // writeSDKConfig writes the config.toml the SDK-spawned exec reads: the SDK
 // passes none of our -c flags, only the environment (INTERPRETER_HOME).
-func (e *env) writeSDKConfig() {
-	e.t.Helper()
+func (e *env) WriteSDKConfig() {
+	e.T.Helper()
 	cfg := fmt.Sprintf(`model = "fake-model"
 model_provider = "fake"
 
@@ -72,9 +72,9 @@ wire_api = "responses"
 [temporal]
 address = "127.0.0.1:%d"
 embedded = false
-`, e.model.URL(), e.port)
-	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(cfg), 0o644); err != nil {
-		e.t.Fatal(err)
+`, e.Model.URL(), e.Port)
+	if err := os.WriteFile(filepath.Join(e.Home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		e.T.Fatal(err)
 	}
 }
 
@@ -93,24 +93,24 @@ type sdkStep struct {
 
 // runCodexSDK runs run.mjs with the given steps and returns its step lines.
 func (e *env) runCodexSDK(steps ...map[string]any) []sdkStep {
-	e.t.Helper()
-	dir := codexSDKDir(e.t)
-	ensureCodexSDK(e.t, dir)
+	e.T.Helper()
+	dir := codexSDKDir(e.T)
+	ensureCodexSDK(e.T, dir)
 	spec := map[string]any{
-		"codexPath": binary,
+		"codexPath": Binary,
 		// The SDK gives the binary exactly this environment.
 		"env": map[string]string{
 			"PATH":             os.Getenv("PATH"),
-			"HOME":             e.home,
-			"INTERPRETER_HOME": e.home,
+			"HOME":             e.Home,
+			"INTERPRETER_HOME": e.Home,
 		},
 		// Every option the SDK turns into a flag or a --config override is
 		// set, so the test proves the binary accepts all of them.
 		"apiKey":  "sk-codex-sdk-test",
-		"baseUrl": e.model.URL(),
+		"baseUrl": e.Model.URL(),
 		"config":  map[string]any{"max_steps": 20},
 		"threadOptions": map[string]any{
-			"workingDirectory":      e.work,
+			"workingDirectory":      e.Work,
 			"model":                 "fake-model",
 			"threadSource":          "interpreter-e2e",
 			"sandboxMode":           "workspace-write",
@@ -118,28 +118,28 @@ func (e *env) runCodexSDK(steps ...map[string]any) []sdkStep {
 			"modelReasoningEffort":  "low",
 			"networkAccessEnabled":  false,
 			"webSearchMode":         "disabled",
-			"additionalDirectories": []string{e.work},
+			"additionalDirectories": []string{e.Work},
 		},
 		"steps": steps,
 	}
 	b, err := json.Marshal(spec)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(dir, "run.mjs"), string(b))
 	cmd.Dir = dir
-	var stdout, stderr syncBuffer
+	var stdout, stderr SyncBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		e.t.Fatalf("node run.mjs: %v (after %s)\nstdout:\n%s\nstderr:\n%s", err, time.Since(start).Round(time.Millisecond), stdout.String(), stderr.String())
+		e.T.Fatalf("node run.mjs: %v (after %s)\nstdout:\n%s\nstderr:\n%s", err, time.Since(start).Round(time.Millisecond), stdout.String(), stderr.String())
 	}
-	e.t.Logf("node run.mjs (%d steps) took %s", len(steps), time.Since(start).Round(time.Millisecond))
+	e.T.Logf("node run.mjs (%d steps) took %s", len(steps), time.Since(start).Round(time.Millisecond))
 	var out []sdkStep
 	ok := false
-	for _, line := range jsonLines(e.t, stdout.String()) {
+	for _, line := range JSONLines(e.T, stdout.String()) {
 		if line["ok"] == true {
 			ok = true
 			continue
@@ -147,12 +147,12 @@ func (e *env) runCodexSDK(steps ...map[string]any) []sdkStep {
 		raw, _ := json.Marshal(line)
 		var s sdkStep
 		if err := json.Unmarshal(raw, &s); err != nil {
-			e.t.Fatalf("run.mjs line %s: %v", raw, err)
+			e.T.Fatalf("run.mjs line %s: %v", raw, err)
 		}
 		out = append(out, s)
 	}
 	if !ok || len(out) != len(steps) {
-		e.t.Fatalf("run.mjs printed %d steps (ok=%v), want %d\nstdout:\n%s\nstderr:\n%s", len(out), ok, len(steps), stdout.String(), stderr.String())
+		e.T.Fatalf("run.mjs printed %d steps (ok=%v), want %d\nstdout:\n%s\nstderr:\n%s", len(out), ok, len(steps), stdout.String(), stderr.String())
 	}
 	return out
 }
@@ -217,16 +217,16 @@ func checkUsage(t *testing.T, what string, u map[string]any) {
 }
 
 // requestWith returns the first model request containing s.
-func (e *env) requestWith(s string) string {
-	e.t.Helper()
-	reqs := e.model.Server.RequestsContaining(s)
+func (e *env) RequestWith(s string) string {
+	e.T.Helper()
+	reqs := e.Model.Server.RequestsContaining(s)
 	if len(reqs) == 0 {
-		e.t.Fatalf("no model request contains %q", s)
+		e.T.Fatalf("no model request contains %q", s)
 	}
 	return string(reqs[0].Body)
 }
 
-func checkHistory(t *testing.T, what, body string, wants ...string) {
+func CheckHistory(t *testing.T, what, body string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
 		if !strings.Contains(body, w) {
@@ -241,10 +241,10 @@ func checkHistory(t *testing.T, what, body string, wants ...string) {
 // model sees the whole history every time.
 func TestCodexSDKRunsAndResumesDurableThreads(t *testing.T) {
 	e := newEnv(t, sdkScript())
-	e.writeSDKConfig()
-	dev := e.startDev()
-	defer dev.kill()
-	image := filepath.Join(e.work, "pixel.png")
+	e.WriteSDKConfig()
+	dev := e.StartDev()
+	defer dev.Kill()
+	image := filepath.Join(e.Work, "pixel.png")
 	if err := os.WriteFile(image, []byte("\x89PNG\r\n\x1a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestCodexSDKRunsAndResumesDurableThreads(t *testing.T) {
 		t.Errorf("run 2 finalResponse %q, want %q", second.FinalResponse, "second answer")
 	}
 	checkUsage(t, "run 2", second.Usage)
-	checkHistory(t, "the resumed turn's model request", e.requestWith("prompt two"),
+	CheckHistory(t, "the resumed turn's model request", e.RequestWith("prompt two"),
 		"prompt one", "sdk-step", "first answer", "prompt two")
 
 	if third.StreamThreadID != first.ThreadID || third.ThreadID != first.ThreadID {
@@ -280,12 +280,12 @@ func TestCodexSDKRunsAndResumesDurableThreads(t *testing.T) {
 		t.Errorf("streamed event types %v, want thread.started, turn.started, ..., item.completed, ..., turn.completed", ev)
 	}
 	checkUsage(t, "streamed run", third.Usage)
-	last, ok := e.model.Server.LastRequest()
+	last, ok := e.Model.Server.LastRequest()
 	if !ok {
 		t.Fatal("no model request recorded")
 	}
 	// --output-schema reaches the model as an instruction.
-	checkHistory(t, "the streamed turn's model request", string(last.Body),
+	CheckHistory(t, "the streamed turn's model request", string(last.Body),
 		"prompt one", "sdk-step", "prompt two", "second answer", "prompt three", "sdk_schema_field")
 }
 
@@ -294,14 +294,14 @@ func TestCodexSDKRunsAndResumesDurableThreads(t *testing.T) {
 // and the model receives the whole history.
 func TestCodexSDKResumeAfterDevRestart(t *testing.T) {
 	e := newEnv(t, sdkScript())
-	e.writeSDKConfig()
-	dev := e.startDev()
+	e.WriteSDKConfig()
+	dev := e.StartDev()
 	first := e.runCodexSDK(step("start", "prompt one"))[0]
 	checkFirstTurn(t, first)
 
-	dev.kill()
-	dev2 := e.startDev()
-	defer dev2.kill()
+	dev.Kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
 
 	second := e.runCodexSDK(step("resume", "prompt two", "threadId", first.ThreadID))[0]
 	if second.ThreadID != first.ThreadID {
@@ -311,10 +311,10 @@ func TestCodexSDKResumeAfterDevRestart(t *testing.T) {
 		t.Errorf("resumed finalResponse %q, want %q", second.FinalResponse, "second answer")
 	}
 	checkUsage(t, "resumed run", second.Usage)
-	last, ok := e.model.Server.LastRequest()
+	last, ok := e.Model.Server.LastRequest()
 	if !ok {
 		t.Fatal("no model request recorded")
 	}
-	checkHistory(t, "the model request after the restart", string(last.Body),
+	CheckHistory(t, "the model request after the restart", string(last.Body),
 		"prompt one", "sdk-step", "first answer", "prompt two")
 }

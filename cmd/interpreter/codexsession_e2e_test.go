@@ -31,13 +31,13 @@ func TestCodexClientSessionTranscripts(t *testing.T) {
 		{Match: "exec second", Steps: []fakemodel.Step{{Text: "exec second done"}}},
 	}})
 	dev := e.startDevNoListen()
-	defer dev.kill()
-	v := loadSchema(t)
+	defer dev.Kill()
+	v := LoadSchema(t)
 
 	t.Run("tui", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "tui.jsonl")
 		app, url := e.listenApp("ws://127.0.0.1:0", "--transcript", path)
-		defer app.kill()
+		defer app.Kill()
 		tui := startTUI(t, e, url)
 		tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 		tui.keys("-l", "the tui first prompt")
@@ -46,15 +46,15 @@ func TestCodexClientSessionTranscripts(t *testing.T) {
 		tui.waitFor("the first turn", func(s string) bool { return strings.Contains(s, "tui first done") })
 		// The TUI's title side thread is ephemeral: archived once the TUI
 		// lets it go, it leaves the list; the TUI's own thread stays.
-		reader := e.appServer(v)
-		reader.handshake()
+		reader := e.AppServer(v)
+		reader.Handshake()
 		var listed []any
-		waitUntil(t, func() bool {
-			list, _ := reader.call("thread/list", map[string]any{})
+		WaitUntil(t, func() bool {
+			list, _ := reader.Call("thread/list", map[string]any{})
 			listed = list["data"].([]any)
 			return len(listed) == 1
 		}, 30*time.Second, "thread/list to hold the TUI's thread alone", func() string { return fmt.Sprint(listed) })
-		reader.kill()
+		reader.Kill()
 		tui.close()
 		id := turnThread(t, path)
 		resumed := startTUI(t, e, url, "resume", id)
@@ -72,17 +72,17 @@ func TestCodexClientSessionTranscripts(t *testing.T) {
 	t.Run("exec", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "exec.jsonl")
 		app, url := e.listenApp("ws://127.0.0.1:0", "--transcript", path)
-		defer app.kill()
+		defer app.Kill()
 		first := e.codexRemote(url, nil, "the exec first prompt")
-		first.mustSucceed("codex exec --remote")
-		m := codexThreadLine.FindStringSubmatch(first.stderr.String())
+		first.MustSucceed("codex exec --remote")
+		m := codexThreadLine.FindStringSubmatch(first.Stderr.String())
 		if m == nil {
-			t.Fatalf("no thread id in codex's output:\n%s", first.stderr)
+			t.Fatalf("no thread id in codex's output:\n%s", first.Stderr)
 		}
 		second := e.codexRemote(url, nil, "resume", m[1], "the exec second prompt")
-		second.mustSucceed("codex exec --remote resume")
-		if !strings.Contains(second.stdout.String(), "exec second done") {
-			t.Fatalf("codex exec resume printed %q", second.stdout)
+		second.MustSucceed("codex exec --remote resume")
+		if !strings.Contains(second.Stdout.String(), "exec second done") {
+			t.Fatalf("codex exec resume printed %q", second.Stdout)
 		}
 		compareGolden(t, "exec", checkTranscript(t, path, v))
 	})
@@ -213,7 +213,7 @@ func compareGolden(t *testing.T, name string, lines []string) {
 	t.Helper()
 	path := filepath.Join("testdata", "transcripts", name+".golden")
 	got := strings.Join(lines, "\n") + "\n"
-	if *update {
+	if *Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

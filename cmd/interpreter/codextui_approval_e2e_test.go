@@ -25,11 +25,11 @@ func TestCodexTUIApprovesACommand(t *testing.T) {
 			{Text: "the approved command ran"},
 		}},
 	}})
-	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
-	defer dev.kill()
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	dev := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "none"}, e.Config()...)...)
+	defer dev.Kill()
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 	app, url := e.listenApp("ws://127.0.0.1:0")
-	defer app.kill()
+	defer app.Kill()
 	tui := startTUI(t, e, url)
 	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 	tui.keys("-l", "please make the file")
@@ -38,15 +38,15 @@ func TestCodexTUIApprovesACommand(t *testing.T) {
 	tui.waitFor("the TUI's approval prompt", func(s string) bool {
 		return strings.Contains(s, "touch approved-in-the-tui") && strings.Contains(s, "Yes, proceed")
 	})
-	if _, err := os.Stat(e.work + "/approved-in-the-tui"); err == nil {
+	if _, err := os.Stat(e.Work + "/approved-in-the-tui"); err == nil {
 		t.Fatalf("the command ran before it was approved")
 	}
 	tui.keys("y")
 	tui.waitFor("the turn to finish", func(s string) bool { return strings.Contains(s, "the approved command ran") })
-	if _, err := os.Stat(e.work + "/approved-in-the-tui"); err != nil {
+	if _, err := os.Stat(e.Work + "/approved-in-the-tui"); err != nil {
 		t.Fatalf("the approved command did not run: %v", err)
 	}
-	if out := app.stderr.String(); strings.Contains(out, "unknown method") {
+	if out := app.Stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the TUI called methods the server does not know:\n%s", out)
 	}
 }
@@ -59,9 +59,9 @@ func TestCodexTUIResumeAfterAppServerKill(t *testing.T) {
 		{Match: "before the kill", Steps: []fakemodel.Step{{Text: "first answer before the kill"}}},
 		{Match: "after the resume", Steps: []fakemodel.Step{{Text: "second answer after the resume"}}},
 	}})
-	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
-	defer dev.kill()
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	dev := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "none"}, e.Config()...)...)
+	defer dev.Kill()
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 	port, err := devserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -76,10 +76,10 @@ func TestCodexTUIResumeAfterAppServerKill(t *testing.T) {
 	tui.waitFor("the first answer", func(s string) bool { return strings.Contains(s, "first answer before the kill") })
 
 	// The thread's id, as any client reads it.
-	reader := e.appServer(loadSchema(t))
-	reader.handshake()
-	list, _ := reader.call("thread/list", map[string]any{})
-	reader.kill()
+	reader := e.AppServer(LoadSchema(t))
+	reader.Handshake()
+	list, _ := reader.Call("thread/list", map[string]any{})
+	reader.Kill()
 	// The TUI's own thread, not its title side thread.
 	id := ""
 	for _, th := range list["data"].([]any) {
@@ -91,10 +91,10 @@ func TestCodexTUIResumeAfterAppServerKill(t *testing.T) {
 		t.Fatalf("the TUI's thread is not in thread/list: %v", list)
 	}
 
-	app.kill()
+	app.Kill()
 	tui.close()
 	again, _ := e.listenApp(addr)
-	defer again.kill()
+	defer again.Kill()
 	resumed := startTUI(t, e, addr, "resume", id)
 	resumed.waitFor("the resumed thread's turn", func(s string) bool {
 		return strings.Contains(s, "the prompt before the kill") && strings.Contains(s, "first answer before the kill")
@@ -103,11 +103,11 @@ func TestCodexTUIResumeAfterAppServerKill(t *testing.T) {
 	resumed.waitFor("the second prompt to be typed", func(s string) bool { return strings.Contains(s, "the prompt after the resume") })
 	resumed.keys("Enter")
 	resumed.waitFor("the second answer", func(s string) bool { return strings.Contains(s, "second answer after the resume") })
-	reqs := e.model.Server.RequestsContaining("the prompt after the resume")
+	reqs := e.Model.Server.RequestsContaining("the prompt after the resume")
 	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "first answer before the kill") {
 		t.Fatalf("the turn after the resume did not carry the first turn (%d requests)", len(reqs))
 	}
-	if out := again.stderr.String(); strings.Contains(out, "unknown method") {
+	if out := again.Stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the resumed TUI called methods the server does not know:\n%s", out)
 	}
 }
@@ -121,11 +121,11 @@ func TestCodexTUICompact(t *testing.T) {
 		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first done"}}},
 		{Match: "beta", Steps: []fakemodel.Step{{Text: "second done"}}},
 	}})
-	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
-	defer dev.kill()
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	dev := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "none"}, e.Config()...)...)
+	defer dev.Kill()
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 	app, url := e.listenApp("ws://127.0.0.1:0", "-c", `compact_prompt="COMPACT-NOW: summarize"`)
-	defer app.kill()
+	defer app.Kill()
 	tui := startTUI(t, e, url)
 	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 	tui.keys("-l", "first prompt alpha")
@@ -137,17 +137,17 @@ func TestCodexTUICompact(t *testing.T) {
 	tui.keys("-l", "/compact")
 	tui.waitFor("/compact to be typed", func(s string) bool { return strings.Contains(s, "/compact") })
 	tui.keys("Enter")
-	waitUntil(t, func() bool { return len(e.model.Server.RequestsContaining("COMPACT-NOW: summarize")) == 1 }, 60*time.Second,
+	WaitUntil(t, func() bool { return len(e.Model.Server.RequestsContaining("COMPACT-NOW: summarize")) == 1 }, 60*time.Second,
 		"the compaction's model call", tui.screen)
 	tui.keys("-l", "second prompt beta")
 	tui.waitFor("the second prompt to be typed", func(s string) bool { return strings.Contains(s, "second prompt beta") })
 	tui.keys("Enter")
 	tui.waitFor("the second answer", func(s string) bool { return strings.Contains(s, "second done") })
-	req, _ := e.model.Server.LastRequest()
+	req, _ := e.Model.Server.LastRequest()
 	if body := string(req.Body); !strings.Contains(body, "SUMMARY-XYZ") || strings.Contains(body, "turn-one-output") {
 		t.Fatalf("the turn after /compact sent:\n%s", body)
 	}
-	if out := app.stderr.String(); strings.Contains(out, "unknown method") {
+	if out := app.Stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the TUI called methods the server does not know:\n%s", out)
 	}
 }

@@ -34,12 +34,12 @@ func startTUIAs(t *testing.T, e *env, url, name string, args ...string) *tmuxTUI
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is needed to drive the Codex TUI: %v", err)
 	}
-	home := filepath.Join(e.home, "codex-tui-home")
+	home := filepath.Join(e.Home, "codex-tui-home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	session := fmt.Sprintf("interpreter-e2e-%d-%s%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()), name)
-	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.work, e.home, home, codexBinary(t), url)
+	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.Work, e.Home, home, codexBinary(t), url)
 	for _, a := range args {
 		cmd += fmt.Sprintf(" %q", a)
 	}
@@ -68,7 +68,7 @@ func (u *tmuxTUI) keys(keys ...string) {
 
 func (u *tmuxTUI) waitFor(what string, cond func(screen string) bool) {
 	u.t.Helper()
-	waitUntil(u.t, func() bool { return cond(u.screen()) }, 60*time.Second, what, u.screen)
+	WaitUntil(u.t, func() bool { return cond(u.screen()) }, 60*time.Second, what, u.screen)
 }
 
 // The Codex TUI (`codex --remote`) against `interpreter dev`: it starts
@@ -81,12 +81,12 @@ func TestCodexTUIRemote(t *testing.T) {
 			{Text: "the TUI turn is done"},
 		}},
 	}})
-	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "ws://127.0.0.1:0"}, e.config()...)...)
-	defer dev.kill()
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
-	m := regexp.MustCompile(`App server: +(ws://\S+)`).FindStringSubmatch(dev.stdout.String())
+	dev := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "ws://127.0.0.1:0"}, e.Config()...)...)
+	defer dev.Kill()
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	m := regexp.MustCompile(`App server: +(ws://\S+)`).FindStringSubmatch(dev.Stdout.String())
 	if m == nil {
-		t.Fatalf("dev did not print the app-server's address:\n%s", dev.stdout)
+		t.Fatalf("dev did not print the app-server's address:\n%s", dev.Stdout)
 	}
 	tui := startTUI(t, e, m[1])
 	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
@@ -99,7 +99,7 @@ func TestCodexTUIRemote(t *testing.T) {
 	if s := tui.screen(); strings.Contains(s, "unknown method") || strings.Contains(s, "failed") {
 		t.Errorf("the TUI shows an error:\n%s", s)
 	}
-	if out := dev.stderr.String(); strings.Contains(out, "unknown method") {
+	if out := dev.Stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the TUI called methods the server does not know:\n%s", out)
 	}
 }
@@ -113,9 +113,9 @@ func TestCodexTUIReconnectsAfterAppServerKill(t *testing.T) {
 		{Match: "before the kill", Steps: []fakemodel.Step{{Text: "first answer before the kill"}}},
 		{Match: "after the kill", Steps: []fakemodel.Step{{Text: "second answer after the kill"}}},
 	}})
-	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
-	defer dev.kill()
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	dev := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "none"}, e.Config()...)...)
+	defer dev.Kill()
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 	port, err := devserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -129,17 +129,17 @@ func TestCodexTUIReconnectsAfterAppServerKill(t *testing.T) {
 	tui.keys("Enter")
 	tui.waitFor("the first answer", func(s string) bool { return strings.Contains(s, "first answer before the kill") })
 
-	app.kill()
+	app.Kill()
 	tui.waitFor("the TUI to notice", func(s string) bool { return strings.Contains(s, "Reconnecting") })
 	again, _ := e.listenApp(addr)
-	defer again.kill()
+	defer again.Kill()
 	tui.waitFor("the TUI to reconnect", func(s string) bool { return !strings.Contains(s, "Reconnecting") })
 	tui.keys("-l", "the prompt after the kill")
 	tui.waitFor("the second prompt to be typed", func(s string) bool { return strings.Contains(s, "the prompt after the kill") })
 	tui.keys("Enter")
 	tui.waitFor("the second answer", func(s string) bool { return strings.Contains(s, "second answer after the kill") })
 
-	reqs := e.model.Server.RequestsContaining("the prompt after the kill")
+	reqs := e.Model.Server.RequestsContaining("the prompt after the kill")
 	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "first answer before the kill") {
 		t.Fatalf("the turn after the reconnect did not carry the first turn (%d requests)", len(reqs))
 	}
@@ -157,7 +157,7 @@ func TestCodexTUIWorkerKillMidTurn(t *testing.T) {
 	}})
 	worker, _ := w.worker()
 	app, url := w.listenApp("ws://127.0.0.1:0")
-	defer app.kill()
+	defer app.Kill()
 	tui := startTUI(t, w.env, url)
 	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 	tui.keys("-l", "run the long command")
@@ -165,16 +165,16 @@ func TestCodexTUIWorkerKillMidTurn(t *testing.T) {
 	tui.keys("Enter")
 	tui.waitFor("the command to run", func(s string) bool { return strings.Contains(s, "Running while") })
 
-	worker.kill()
+	worker.Kill()
 	w.worker()
 	tui.waitFor("the turn to finish on the TUI", func(s string) bool { return strings.Contains(s, "finished after the worker died") })
 }
 
 // startDevNoListen starts `interpreter dev` without its own app-server
 // listener (the test starts one where it needs it).
-func (e *env) startDevNoListen() *proc {
-	e.t.Helper()
-	p := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "none"}, e.config()...)...)
-	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+func (e *env) startDevNoListen() *Proc {
+	e.T.Helper()
+	p := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "none"}, e.Config()...)...)
+	p.WaitFor(func() bool { return strings.Contains(p.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 	return p
 }

@@ -22,9 +22,9 @@ func TestCodexTUIPlanModeAsksTheUser(t *testing.T) {
 		}},
 	}})
 	dev := e.startDevNoListen()
-	defer dev.kill()
+	defer dev.Kill()
 	app, url := e.listenApp("ws://127.0.0.1:0")
-	defer app.kill()
+	defer app.Kill()
 	tui := startTUI(t, e, url)
 	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 	// A Shift+Tab that comes while the TUI still draws its start-up screen
@@ -49,7 +49,7 @@ func TestCodexTUIPlanModeAsksTheUser(t *testing.T) {
 	tui.keys("Enter")
 	tui.waitFor("the turn to finish", func(s string) bool { return strings.Contains(s, "the plan uses the chosen color") })
 
-	answered := e.model.Server.RequestsContaining("color: Blue")
+	answered := e.Model.Server.RequestsContaining("color: Blue")
 	if len(answered) != 1 {
 		t.Fatalf("the model read the answer in %d requests, want 1", len(answered))
 	}
@@ -59,7 +59,7 @@ func TestCodexTUIPlanModeAsksTheUser(t *testing.T) {
 			t.Errorf("the plan-mode request lacks %s", want)
 		}
 	}
-	if out := app.stderr.String(); strings.Contains(out, "unknown method") {
+	if out := app.Stderr.String(); strings.Contains(out, "unknown method") {
 		t.Errorf("the TUI called methods the server does not know:\n%s", out)
 	}
 }

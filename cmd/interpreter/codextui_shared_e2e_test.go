@@ -20,10 +20,10 @@ func TestCodexTwoTUIsOnOneThreadBothSeeItems(t *testing.T) {
 		{Match: "shared prompt", Steps: []fakemodel.Step{{Shell: "echo shared-output"}, {Text: "shared answer for both"}}},
 	}})
 	dev := e.startDevNoListen()
-	defer dev.kill()
+	defer dev.Kill()
 	path := filepath.Join(t.TempDir(), "two.jsonl")
 	app, url := e.listenApp("ws://127.0.0.1:0", "--transcript", path)
-	defer app.kill()
+	defer app.Kill()
 	first := startTUI(t, e, url)
 	first.waitFor("the first TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 	first.keys("-l", "the opening prompt")
@@ -39,7 +39,7 @@ func TestCodexTwoTUIsOnOneThreadBothSeeItems(t *testing.T) {
 	first.keys("Enter")
 	first.waitFor("the shared turn on the first TUI", func(s string) bool { return strings.Contains(s, "shared answer for both") })
 	var got map[int64]map[string]bool
-	waitUntil(t, func() bool { got = completedOnThread(t, path, id); return len(got) >= 2 }, 60*time.Second,
+	WaitUntil(t, func() bool { got = completedOnThread(t, path, id); return len(got) >= 2 }, 60*time.Second,
 		"both connections to get the shared turn's item/completed", func() string { return fmt.Sprint(got) })
 	t.Logf("the second TUI's screen:\n%s", second.screen())
 	if len(got) != 2 {

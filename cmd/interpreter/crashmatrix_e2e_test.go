@@ -110,8 +110,8 @@ type matrixWorld struct {
 	*env
 	target string
 	ww     *workerWorld
-	wk     *proc
-	dev    *proc
+	wk     *Proc
+	dev    *Proc
 }
 
 func matrixScript(cells []matrixCell) *fakemodel.Script {
@@ -130,23 +130,23 @@ func newMatrixWorld(t *testing.T, target string, cells []matrixCell) *matrixWorl
 	if target == killWorker {
 		w.ww = newWorkerWorld(t, matrixScript(cells))
 		w.env = w.ww.env
-		w.writeSDKConfig()
+		w.WriteSDKConfig()
 		w.wk, _ = w.ww.worker()
 		return w
 	}
 	w.env = newEnv(t, matrixScript(cells))
-	w.writeSDKConfig()
-	w.dev = w.startDev()
+	w.WriteSDKConfig()
+	w.dev = w.StartDev()
 	return w
 }
 
 // client dials the world's Temporal server afresh (a restarted dev server
 // is a new one on the same port).
 func (w *matrixWorld) client() client.Client {
-	w.t.Helper()
-	c, err := client.Dial(client.Options{HostPort: fmt.Sprintf("127.0.0.1:%d", w.port), Logger: quietLogger{}})
+	w.T.Helper()
+	c, err := client.Dial(client.Options{HostPort: fmt.Sprintf("127.0.0.1:%d", w.Port), Logger: QuietLogger{}})
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	return c
 }
@@ -154,15 +154,15 @@ func (w *matrixWorld) client() client.Client {
 // restart SIGKILLs the worker or the dev server and starts it again; it
 // returns when the new one is ready.
 func (w *matrixWorld) restart() time.Time {
-	w.t.Helper()
+	w.T.Helper()
 	if w.target == killWorker {
-		w.wk.kill()
+		w.wk.Kill()
 		var ready time.Time
 		w.wk, ready = w.ww.worker()
 		return ready
 	}
-	w.dev.kill()
-	w.dev = w.startDev()
+	w.dev.Kill()
+	w.dev = w.StartDev()
 	return time.Now()
 }
 
@@ -222,13 +222,13 @@ func (w *matrixWorld) frontEnd(t *testing.T, fe string) matrixFrontEnd {
 func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 	t.Helper()
 	id := c.id()
-	runs := filepath.Join(w.work, "runs-"+id+".txt")
+	runs := filepath.Join(w.Work, "runs-"+id+".txt")
 	lines := func(word string) int { b, _ := os.ReadFile(runs); return strings.Count(string(b), word+"\n") }
 	diag := func() string {
 		b, _ := os.ReadFile(runs)
 		out := fmt.Sprintf("runs: %q", b)
 		if w.dev != nil {
-			out += "\ndev stderr:\n" + w.dev.stderr.String()
+			out += "\ndev stderr:\n" + w.dev.Stderr.String()
 		}
 		return out
 	}
@@ -239,13 +239,13 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 	// The point of the turn the kill lands at.
 	switch c.phase {
 	case phaseModel:
-		waitUntil(t, func() bool { return w.model.Server.ArrivalsContaining(id+" first") > 0 }, 60*time.Second, "the model call", diag)
+		WaitUntil(t, func() bool { return w.Model.Server.ArrivalsContaining(id+" first") > 0 }, 60*time.Second, "the model call", diag)
 		if w.target == killWorker {
 			w.ww.pendingStarted(turn, "CallModel")
 			w.ww.settled(turn)
 		}
 	case phaseShell:
-		waitUntil(t, func() bool { return lines("run") > 0 }, 60*time.Second, "the command to start", diag)
+		WaitUntil(t, func() bool { return lines("run") > 0 }, 60*time.Second, "the command to start", diag)
 		if w.target == killWorker {
 			w.ww.pendingStarted(turn, "Exec")
 			w.ww.settled(turn)
@@ -261,12 +261,12 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 			w.ww.settled(thread)
 		}
 	}
-	before := w.model.Server.ArrivalsContaining(id)
+	before := w.Model.Server.ArrivalsContaining(id)
 	// The turn's next progress: its next model request, or in an approval
 	// cell the approved command starting (it runs 1 s before the model is
 	// asked again).
 	progressed := func() bool {
-		return w.model.Server.ArrivalsContaining(id) > before || (c.phase == phaseApproval && lines("run") > 0)
+		return w.Model.Server.ArrivalsContaining(id) > before || (c.phase == phaseApproval && lines("run") > 0)
 	}
 
 	// The kill and the restart.
@@ -314,7 +314,7 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 
 	if c.phase == phaseShell && c.target != killFrontEnd {
 		// The command died with its worker.
-		waitUntil(t, func() bool { return len(markerProcs(id)) == 0 }, 10*time.Second, "the interrupted command's processes to end",
+		WaitUntil(t, func() bool { return len(markerProcs(id)) == 0 }, 10*time.Second, "the interrupted command's processes to end",
 			func() string { return fmt.Sprintf("pids %v", markerProcs(id)) })
 	}
 	if w.target == killFrontEnd {
@@ -393,15 +393,15 @@ func runMatrixCell(t *testing.T, w *matrixWorld, c matrixCell) {
 type execFE struct {
 	t      *testing.T
 	w      *matrixWorld
-	p      *proc
+	p      *Proc
 	master *os.File
 }
 
 func (f *execFE) run(args ...string) {
-	master, tty := openPTY(f.t)
-	all := append([]string{"exec"}, f.w.config()...)
+	master, tty := OpenPTY(f.t)
+	all := append([]string{"exec"}, f.w.Config()...)
 	all = append(all, "-c", "temporal.embedded=false")
-	f.p, f.master = f.w.startStdin(tty, append(all, args...)...), master
+	f.p, f.master = f.w.StartStdin(tty, append(all, args...)...), master
 	// Nobody reads the terminal's output (exec writes none there); keep
 	// it drained all the same.
 	go func() { _, _ = io.Copy(io.Discard, master) }()
@@ -409,12 +409,12 @@ func (f *execFE) run(args ...string) {
 
 func (f *execFE) begin(prompt, policy string) string {
 	f.run("-c", "approval_policy="+policy, prompt)
-	f.p.waitFor(func() bool { return strings.Contains(f.p.stderr.String(), " · ") }, 60*time.Second, "the thread line")
-	return threadOf(f.t, f.p.stderr.String())
+	f.p.WaitFor(func() bool { return strings.Contains(f.p.Stderr.String(), " · ") }, 60*time.Second, "the thread line")
+	return ThreadOf(f.t, f.p.Stderr.String())
 }
 
 func (f *execFE) asked() {
-	f.p.waitFor(func() bool { return strings.Contains(f.p.stderr.String(), "Approve item_") }, 60*time.Second, "the approval prompt")
+	f.p.WaitFor(func() bool { return strings.Contains(f.p.Stderr.String(), "Approve item_") }, 60*time.Second, "the approval prompt")
 }
 
 func (f *execFE) approve() {
@@ -425,20 +425,20 @@ func (f *execFE) approve() {
 
 func (f *execFE) firstDone(answer string) { f.finish(answer) }
 
-func (f *execFE) kill() { f.p.kill() }
+func (f *execFE) kill() { f.p.Kill() }
 
 func (f *execFE) attach(thread, prompt string) { f.run("resume", thread, prompt) }
 
 func (f *execFE) cont(thread, prompt string) {
-	if code := f.p.wait(90 * time.Second); code != 0 {
-		f.t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, f.p.stdout, f.p.stderr)
+	if code := f.p.Wait(90 * time.Second); code != 0 {
+		f.t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, f.p.Stdout, f.p.Stderr)
 	}
 	f.run("resume", thread, prompt)
 }
 
 func (f *execFE) finish(answer string) {
-	if code := f.p.wait(90 * time.Second); code != 0 || !strings.Contains(f.p.stdout.String(), answer) {
-		f.t.Fatalf("exec exited %d, want 0 and %q\nstdout:\n%s\nstderr:\n%s", code, answer, f.p.stdout, f.p.stderr)
+	if code := f.p.Wait(90 * time.Second); code != 0 || !strings.Contains(f.p.Stdout.String(), answer) {
+		f.t.Fatalf("exec exited %d, want 0 and %q\nstdout:\n%s\nstderr:\n%s", code, answer, f.p.Stdout, f.p.Stderr)
 	}
 }
 
@@ -446,7 +446,7 @@ func (f *execFE) finish(answer string) {
 type appFE struct {
 	t       *testing.T
 	w       *matrixWorld
-	a       *appServer
+	a       *AppServer
 	thread  string
 	turn    string // the turn the front end follows
 	pending map[string]any
@@ -456,8 +456,8 @@ type appFE struct {
 }
 
 func (f *appFE) spawn() {
-	f.a = f.w.appServer(loadSchema(f.t))
-	f.a.handshake()
+	f.a = f.w.AppServer(LoadSchema(f.t))
+	f.a.Handshake()
 	f.ended = map[string]bool{}
 }
 
@@ -467,15 +467,15 @@ func (f *appFE) readUntil(what string, match func(map[string]any) bool) map[stri
 	f.t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
-		m := f.a.read(90 * time.Second)
+		m := f.a.Read(90 * time.Second)
 		switch m["method"] {
 		case "item/commandExecution/requestApproval":
 			f.pending = m
 		case "turn/completed":
-			tr := noteParams(m)["turn"].(map[string]any)
+			tr := NoteParams(m)["turn"].(map[string]any)
 			f.ended[fmt.Sprint(tr["id"])] = true
 		case "item/completed":
-			if it := noteParams(m)["item"].(map[string]any); it["type"] == "agentMessage" {
+			if it := NoteParams(m)["item"].(map[string]any); it["type"] == "agentMessage" {
 				f.texts = append(f.texts, fmt.Sprint(it["text"]))
 			}
 		}
@@ -483,18 +483,18 @@ func (f *appFE) readUntil(what string, match func(map[string]any) bool) map[stri
 			return m
 		}
 	}
-	f.t.Fatalf("app-server: no %s\nstderr:\n%s", what, f.a.stderr)
+	f.t.Fatalf("app-server: no %s\nstderr:\n%s", what, f.a.Stderr)
 	return nil
 }
 
 func (f *appFE) startTurn(prompt string) {
-	res, _ := f.a.call("turn/start", map[string]any{"threadId": f.thread, "input": []any{map[string]any{"type": "text", "text": prompt}}})
+	res, _ := f.a.Call("turn/start", map[string]any{"threadId": f.thread, "input": []any{map[string]any{"type": "text", "text": prompt}}})
 	f.turn = res["turn"].(map[string]any)["id"].(string)
 }
 
 func (f *appFE) begin(prompt, policy string) string {
 	f.spawn()
-	res, _ := f.a.call("thread/start", map[string]any{"cwd": f.w.work, "approvalPolicy": policy, "sandbox": "workspace-write"})
+	res, _ := f.a.Call("thread/start", map[string]any{"cwd": f.w.Work, "approvalPolicy": policy, "sandbox": "workspace-write"})
 	f.thread = res["thread"].(map[string]any)["id"].(string)
 	f.startTurn(prompt)
 	return f.thread
@@ -508,7 +508,7 @@ func (f *appFE) asked() {
 }
 
 func (f *appFE) approve() {
-	f.a.answer(f.pending, map[string]any{"decision": "accept"})
+	f.a.Answer(f.pending, map[string]any{"decision": "accept"})
 	f.pending = nil
 }
 
@@ -520,21 +520,21 @@ func (f *appFE) turnEnded() {
 		return
 	}
 	m := f.readUntil("turn/completed of "+f.turn, func(m map[string]any) bool {
-		return m["method"] == "turn/completed" && noteParams(m)["turn"].(map[string]any)["id"] == f.turn
+		return m["method"] == "turn/completed" && NoteParams(m)["turn"].(map[string]any)["id"] == f.turn
 	})
-	if st := noteParams(m)["turn"].(map[string]any)["status"]; st != "completed" {
+	if st := NoteParams(m)["turn"].(map[string]any)["status"]; st != "completed" {
 		f.t.Fatalf("turn %s ended %v", f.turn, st)
 	}
 }
 
 func (f *appFE) firstDone(string) { f.turnEnded() }
 
-func (f *appFE) kill() { f.a.kill() }
+func (f *appFE) kill() { f.a.Kill() }
 
 func (f *appFE) attach(thread, prompt string) {
 	f.spawn()
 	f.thread = thread
-	res, _ := f.a.call("thread/resume", map[string]any{"threadId": thread})
+	res, _ := f.a.Call("thread/resume", map[string]any{"threadId": thread})
 	turns := res["thread"].(map[string]any)["turns"].([]any)
 	last := turns[len(turns)-1].(map[string]any)
 	f.turn = last["id"].(string)
@@ -567,26 +567,26 @@ func (f *appFE) finish(answer string) {
 type mcpFE struct {
 	t *testing.T
 	w *matrixWorld
-	s *mcpStdio
+	s *MCPStdio
 	// call is the id of the tools/call the front end waits on.
 	call     int
 	answered map[any]bool
 }
 
 func (f *mcpFE) spawn() {
-	f.s = f.w.mcpStdio()
+	f.s = f.w.MCPStdio()
 	f.answered = map[any]bool{}
 }
 
 func (f *mcpFE) tool(name string, args map[string]any) {
-	f.call = f.s.request("tools/call", map[string]any{"name": name, "arguments": args})
+	f.call = f.s.Request("tools/call", map[string]any{"name": name, "arguments": args})
 }
 
 func (f *mcpFE) begin(prompt, policy string) string {
 	f.spawn()
-	f.tool("codex", map[string]any{"prompt": prompt, "approval-policy": policy, "sandbox": "workspace-write", "cwd": f.w.work})
+	f.tool("codex", map[string]any{"prompt": prompt, "approval-policy": policy, "sandbox": "workspace-write", "cwd": f.w.Work})
 	var thread string
-	f.s.find("the session", func(m map[string]any) bool {
+	f.s.Find("the session", func(m map[string]any) bool {
 		if m["method"] != "codex/event" {
 			return false
 		}
@@ -600,7 +600,7 @@ func (f *mcpFE) begin(prompt, policy string) string {
 
 // elicitation is the first elicitation/create not answered yet.
 func (f *mcpFE) elicitation() map[string]any {
-	for _, m := range f.s.snapshot() {
+	for _, m := range f.s.Snapshot() {
 		if m["method"] == "elicitation/create" && !f.answered[m["id"]] {
 			return m
 		}
@@ -609,21 +609,21 @@ func (f *mcpFE) elicitation() map[string]any {
 }
 
 func (f *mcpFE) asked() {
-	waitUntil(f.t, func() bool { return f.elicitation() != nil }, 60*time.Second, "an elicitation", f.s.diag)
+	WaitUntil(f.t, func() bool { return f.elicitation() != nil }, 60*time.Second, "an elicitation", f.s.Diag)
 }
 
 func (f *mcpFE) approve() {
 	m := f.elicitation()
 	f.answered[m["id"]] = true
-	f.s.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"action": "accept", "content": map[string]any{}}})
+	f.s.Send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"action": "accept", "content": map[string]any{}}})
 }
 
 func (f *mcpFE) content() string {
 	f.t.Helper()
-	r := f.s.response(f.call)
+	r := f.s.Response(f.call)
 	res, ok := r["result"].(map[string]any)
 	if !ok || res["isError"] == true {
-		f.t.Fatalf("mcp-server: tools/call answered %v\n%s", r, f.s.diag())
+		f.t.Fatalf("mcp-server: tools/call answered %v\n%s", r, f.s.Diag())
 	}
 	sc, _ := res["structuredContent"].(map[string]any)
 	return fmt.Sprint(sc["content"])
@@ -631,7 +631,7 @@ func (f *mcpFE) content() string {
 
 func (f *mcpFE) firstDone(answer string) { f.finish(answer) }
 
-func (f *mcpFE) kill() { f.s.kill() }
+func (f *mcpFE) kill() { f.s.Kill() }
 
 func (f *mcpFE) attach(thread, prompt string) {
 	f.spawn()
@@ -645,14 +645,14 @@ func (f *mcpFE) cont(thread, prompt string) {
 
 func (f *mcpFE) finish(answer string) {
 	if got := f.content(); got != answer {
-		f.t.Fatalf("mcp-server: content %q, want %q\n%s", got, answer, f.s.diag())
+		f.t.Fatalf("mcp-server: content %q, want %q\n%s", got, answer, f.s.Diag())
 	}
 }
 
 // mcpStdio is `interpreter mcp-server` with newline-delimited JSON-RPC on
 // its stdin and stdout, every message it writes kept.
-type mcpStdio struct {
-	*piped
+type MCPStdio struct {
+	*Piped
 	t      *testing.T
 	mu     sync.Mutex
 	msgs   []map[string]any
@@ -661,10 +661,10 @@ type mcpStdio struct {
 
 // mcpStdio starts `interpreter mcp-server` (with args after it) and
 // initializes the session.
-func (e *env) mcpStdio(args ...string) *mcpStdio {
-	e.t.Helper()
-	s := &mcpStdio{t: e.t}
-	s.piped = e.startPiped(append([]string{"mcp-server"}, args...), func(b []byte) {
+func (e *env) MCPStdio(args ...string) *MCPStdio {
+	e.T.Helper()
+	s := &MCPStdio{t: e.T}
+	s.Piped = e.StartPiped(append([]string{"mcp-server"}, args...), func(b []byte) {
 		var m map[string]any
 		if json.Unmarshal(b, &m) != nil {
 			m = map[string]any{"unparsed": string(b)}
@@ -673,39 +673,39 @@ func (e *env) mcpStdio(args ...string) *mcpStdio {
 		s.msgs = append(s.msgs, m)
 		s.mu.Unlock()
 	}, nil)
-	init := s.request("initialize", map[string]any{"protocolVersion": "2025-06-18",
+	init := s.Request("initialize", map[string]any{"protocolVersion": "2025-06-18",
 		"capabilities": map[string]any{"elicitation": map[string]any{}}, "clientInfo": map[string]any{"name": "crashmatrix", "version": "1"}})
-	s.response(init)
-	s.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	s.Response(init)
+	s.Send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	return s
 }
 
-func (s *mcpStdio) send(v any) {
+func (s *MCPStdio) Send(v any) {
 	s.t.Helper()
 	b, _ := json.Marshal(v)
-	if _, err := s.stdin.Write(append(b, '\n')); err != nil {
-		s.t.Fatalf("writing to mcp-server: %v\n%s", err, s.diag())
+	if _, err := s.Stdin.Write(append(b, '\n')); err != nil {
+		s.t.Fatalf("writing to mcp-server: %v\n%s", err, s.Diag())
 	}
 }
 
-func (s *mcpStdio) request(method string, params any) int {
+func (s *MCPStdio) Request(method string, params any) int {
 	s.mu.Lock()
 	s.nextID++
 	id := s.nextID
 	s.mu.Unlock()
-	s.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	s.Send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 	return id
 }
 
-func (s *mcpStdio) snapshot() []map[string]any {
+func (s *MCPStdio) Snapshot() []map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]map[string]any(nil), s.msgs...)
 }
 
-func (s *mcpStdio) diag() string {
+func (s *MCPStdio) Diag() string {
 	var b strings.Builder
-	for _, m := range s.snapshot() {
+	for _, m := range s.Snapshot() {
 		if m["method"] == "codex/event" {
 			p, _ := m["params"].(map[string]any)
 			msg, _ := p["msg"].(map[string]any)
@@ -715,28 +715,28 @@ func (s *mcpStdio) diag() string {
 		j, _ := json.Marshal(m)
 		fmt.Fprintf(&b, "%s\n", j)
 	}
-	return fmt.Sprintf("mcp-server stdout:\n%s\nstderr:\n%s", b.String(), s.stderr)
+	return fmt.Sprintf("mcp-server stdout:\n%s\nstderr:\n%s", b.String(), s.Stderr)
 }
 
-func (s *mcpStdio) find(what string, match func(map[string]any) bool) map[string]any {
+func (s *MCPStdio) Find(what string, match func(map[string]any) bool) map[string]any {
 	s.t.Helper()
 	var found map[string]any
-	waitUntil(s.t, func() bool {
-		for _, m := range s.snapshot() {
+	WaitUntil(s.t, func() bool {
+		for _, m := range s.Snapshot() {
 			if match(m) {
 				found = m
 				return true
 			}
 		}
 		return false
-	}, 90*time.Second, what, s.diag)
+	}, 90*time.Second, what, s.Diag)
 	return found
 }
 
 // response waits for the response to the request id.
-func (s *mcpStdio) response(id int) map[string]any {
+func (s *MCPStdio) Response(id int) map[string]any {
 	s.t.Helper()
-	return s.find(fmt.Sprintf("the response to %d", id), func(m map[string]any) bool {
+	return s.Find(fmt.Sprintf("the response to %d", id), func(m map[string]any) bool {
 		_, isReq := m["method"]
 		return !isReq && m["id"] == float64(id)
 	})

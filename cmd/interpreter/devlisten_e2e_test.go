@@ -94,7 +94,7 @@ func (p *wsPeer) untilItem(typ string) map[string]any {
 	for {
 		m := p.read(90 * time.Second)
 		if m["method"] == "item/completed" {
-			if it := noteParams(m)["item"].(map[string]any); it["type"] == typ {
+			if it := NoteParams(m)["item"].(map[string]any); it["type"] == typ {
 				return it
 			}
 		}
@@ -121,23 +121,23 @@ func TestDevServesAppServerToSeveralClients(t *testing.T) {
 			{Text: "shared turn done"},
 		}},
 	}})
-	dev := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port), "--listen", "ws://127.0.0.1:0"}, e.config()...)...)
-	defer dev.kill()
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
-	m := regexp.MustCompile(`App server: +(ws://\S+)`).FindStringSubmatch(dev.stdout.String())
+	dev := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port), "--listen", "ws://127.0.0.1:0"}, e.Config()...)...)
+	defer dev.Kill()
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	m := regexp.MustCompile(`App server: +(ws://\S+)`).FindStringSubmatch(dev.Stdout.String())
 	if m == nil {
-		t.Fatalf("dev did not print the app-server's address:\n%s", dev.stdout)
+		t.Fatalf("dev did not print the app-server's address:\n%s", dev.Stdout)
 	}
-	schema := loadSchema(t)
+	schema := LoadSchema(t)
 	a := dialPeer(t, m[1], schema)
-	id := a.call("thread/start", map[string]any{"approvalPolicy": "never", "cwd": e.work})["thread"].(map[string]any)["id"].(string)
+	id := a.call("thread/start", map[string]any{"approvalPolicy": "never", "cwd": e.Work})["thread"].(map[string]any)["id"].(string)
 	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "the shared turn"}}})
 	a.untilItem("userMessage")
 
 	b := dialPeer(t, m[1], schema)
 	b.call("thread/resume", map[string]any{"threadId": id})
 	release := func(name string) {
-		if err := os.WriteFile(filepath.Join(e.work, name), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(e.Work, name), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,7 +156,7 @@ func TestDevServesAppServerToSeveralClients(t *testing.T) {
 	if it := b.untilItem("agentMessage"); it["text"] != "shared turn done" {
 		t.Fatalf("the remaining client's answer: %v", it)
 	}
-	if done := noteParams(b.until("turn/completed"))["turn"].(map[string]any); done["status"] != "completed" {
+	if done := NoteParams(b.until("turn/completed"))["turn"].(map[string]any); done["status"] != "completed" {
 		t.Fatalf("turn/completed: %v", done)
 	}
 }

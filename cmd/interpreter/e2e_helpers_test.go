@@ -19,8 +19,8 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 )
 
-// binary is the interpreter built once for the end-to-end tests.
-var binary string
+// Binary is the interpreter built once for the end-to-end tests.
+var Binary string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "interpreter-e2e-")
@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "interpreter")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	Binary = filepath.Join(dir, "interpreter")
+	build := exec.Command("go", "build", "-o", Binary, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building the binary: %v\n", err)
@@ -40,41 +40,41 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer is a bytes.Buffer safe for a process writer and a test reader.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for a process writer and a test reader.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
 }
 
-// proc is a running interpreter process.
-type proc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	stdout *syncBuffer
-	stderr *syncBuffer
-	done   chan struct{}
-	err    error
+// Proc is a running interpreter process.
+type Proc struct {
+	T      *testing.T
+	Cmd    *exec.Cmd
+	Stdout *SyncBuffer
+	Stderr *SyncBuffer
+	Done   chan struct{}
+	Err    error
 }
 
-// env is one test's world: a home directory, a fake model, a port.
+// Env is one test's world: a home directory, a fake model, a port.
 type env struct {
-	t     *testing.T
-	home  string
-	work  string
-	port  int
-	model *fakemodel.Running
+	T     *testing.T
+	Home  string
+	Work  string
+	Port  int
+	Model *fakemodel.Running
 }
 
 func newEnv(t *testing.T, script *fakemodel.Script) *env {
@@ -88,95 +88,95 @@ func newEnv(t *testing.T, script *fakemodel.Script) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	e := &env{t: t, home: t.TempDir(), work: t.TempDir(), port: port, model: m}
+	e := &env{T: t, Home: t.TempDir(), Work: t.TempDir(), Port: port, Model: m}
 	return e
 }
 
 // config are the -c flags that point a command at this env.
-func (e *env) config() []string {
+func (e *env) Config() []string {
 	return []string{
-		"-c", fmt.Sprintf("temporal.address=127.0.0.1:%d", e.port),
+		"-c", fmt.Sprintf("temporal.address=127.0.0.1:%d", e.Port),
 		"-c", "model_provider=fake",
-		"-c", fmt.Sprintf("model_providers.fake={name=\"fake\", base_url=%q, wire_api=\"responses\"}", e.model.URL()),
+		"-c", fmt.Sprintf("model_providers.fake={name=\"fake\", base_url=%q, wire_api=\"responses\"}", e.Model.URL()),
 		"-c", "model=fake-model",
 	}
 }
 
-func (e *env) start(args ...string) *proc {
-	e.t.Helper()
-	return e.startWith(nil, args...)
+func (e *env) Start(args ...string) *Proc {
+	e.T.Helper()
+	return e.StartWith(nil, args...)
 }
 
 // startWith is start with more environment variables.
-func (e *env) startWith(environ []string, args ...string) *proc {
-	e.t.Helper()
-	p := &proc{t: e.t, cmd: exec.Command(binary, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Dir = e.work
-	p.cmd.Env = append(append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY="), environ...)
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	p.cmd.Stdin = strings.NewReader("")
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+func (e *env) StartWith(environ []string, args ...string) *Proc {
+	e.T.Helper()
+	p := &Proc{T: e.T, Cmd: exec.Command(Binary, args...), Stdout: &SyncBuffer{}, Stderr: &SyncBuffer{}, Done: make(chan struct{})}
+	p.Cmd.Dir = e.Work
+	p.Cmd.Env = append(append(os.Environ(), "INTERPRETER_HOME="+e.Home, "OPENAI_API_KEY="), environ...)
+	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
+	p.Cmd.Stdin = strings.NewReader("")
+	if err := p.Cmd.Start(); err != nil {
+		e.T.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	e.t.Cleanup(func() { p.kill() })
+	go func() { p.Err = p.Cmd.Wait(); close(p.Done) }()
+	e.T.Cleanup(func() { p.Kill() })
 	return p
 }
 
 // startDev runs `interpreter dev` and waits until it is ready.
-func (e *env) startDev() *proc {
-	e.t.Helper()
-	p := e.start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port)}, e.config()...)...)
-	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+func (e *env) StartDev() *Proc {
+	e.T.Helper()
+	p := e.Start(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port)}, e.Config()...)...)
+	p.WaitFor(func() bool { return strings.Contains(p.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 	return p
 }
 
 // exec runs `interpreter exec` against the running dev server.
-func (e *env) exec(args ...string) *proc {
-	all := append([]string{"exec"}, e.config()...)
+func (e *env) Exec(args ...string) *Proc {
+	all := append([]string{"exec"}, e.Config()...)
 	all = append(all, "-c", "temporal.embedded=false")
-	return e.start(append(all, args...)...)
+	return e.Start(append(all, args...)...)
 }
 
-func (p *proc) kill() {
-	if p.cmd.Process != nil {
-		_ = p.cmd.Process.Signal(syscall.SIGKILL)
+func (p *Proc) Kill() {
+	if p.Cmd.Process != nil {
+		_ = p.Cmd.Process.Signal(syscall.SIGKILL)
 	}
-	<-p.done
+	<-p.Done
 }
 
-func (p *proc) wait(timeout time.Duration) int {
-	p.t.Helper()
+func (p *Proc) Wait(timeout time.Duration) int {
+	p.T.Helper()
 	select {
-	case <-p.done:
+	case <-p.Done:
 	case <-time.After(timeout):
-		p.t.Fatalf("process %v did not finish in %s\nstdout:\n%s\nstderr:\n%s", p.cmd.Args, timeout, p.stdout, p.stderr)
+		p.T.Fatalf("process %v did not finish in %s\nstdout:\n%s\nstderr:\n%s", p.Cmd.Args, timeout, p.Stdout, p.Stderr)
 	}
-	return p.cmd.ProcessState.ExitCode()
+	return p.Cmd.ProcessState.ExitCode()
 }
 
 // waitFor polls a condition about the world outside the test (a process's
 // output, a file, the fake model's log): there is nothing to block on.
-func (p *proc) waitFor(cond func() bool, timeout time.Duration, what string) {
-	p.t.Helper()
+func (p *Proc) WaitFor(cond func() bool, timeout time.Duration, what string) {
+	p.T.Helper()
 	exited := false
-	waitUntil(p.t, func() bool {
+	WaitUntil(p.T, func() bool {
 		select {
-		case <-p.done:
+		case <-p.Done:
 			exited = true
 			return true
 		default:
 			return cond()
 		}
 	}, timeout, what, func() string {
-		return fmt.Sprintf("stdout:\n%s\nstderr:\n%s", p.stdout, p.stderr)
+		return fmt.Sprintf("stdout:\n%s\nstderr:\n%s", p.Stdout, p.Stderr)
 	})
 	if exited && !cond() {
-		p.t.Fatalf("process %v exited while waiting for %s\nstdout:\n%s\nstderr:\n%s", p.cmd.Args, what, p.stdout, p.stderr)
+		p.T.Fatalf("process %v exited while waiting for %s\nstdout:\n%s\nstderr:\n%s", p.Cmd.Args, what, p.Stdout, p.Stderr)
 	}
 }
 
-func waitUntil(t *testing.T, cond func() bool, timeout time.Duration, what string, diag func() string) {
+func WaitUntil(t *testing.T, cond func() bool, timeout time.Duration, what string, diag func() string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -188,7 +188,7 @@ func waitUntil(t *testing.T, cond func() bool, timeout time.Duration, what strin
 }
 
 // jsonEvents parses `exec --json` output lines.
-func jsonLines(t *testing.T, out string) []map[string]any {
+func JSONLines(t *testing.T, out string) []map[string]any {
 	t.Helper()
 	var evs []map[string]any
 	sc := bufio.NewScanner(strings.NewReader(out))
@@ -215,29 +215,29 @@ var _ io.Reader
 // goroutine, in order) and closed called when stdout ends (nil: nothing).
 // done is closed once the process has then been reaped; kill SIGKILLs it
 // and waits for that.
-type piped struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stderr *syncBuffer
-	done   chan struct{}
+type Piped struct {
+	Cmd    *exec.Cmd
+	Stdin  io.WriteCloser
+	Stderr *SyncBuffer
+	Done   chan struct{}
 }
 
-func (e *env) startPiped(args []string, line func([]byte), closed func()) *piped {
-	e.t.Helper()
-	p := &piped{cmd: exec.Command(binary, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Dir = e.work
-	p.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
-	p.cmd.Stderr = p.stderr
+func (e *env) StartPiped(args []string, line func([]byte), closed func()) *Piped {
+	e.T.Helper()
+	p := &Piped{Cmd: exec.Command(Binary, args...), Stderr: &SyncBuffer{}, Done: make(chan struct{})}
+	p.Cmd.Dir = e.Work
+	p.Cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.Home, "OPENAI_API_KEY=")
+	p.Cmd.Stderr = p.Stderr
 	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		e.t.Fatal(err)
+	if p.Stdin, err = p.Cmd.StdinPipe(); err != nil {
+		e.T.Fatal(err)
 	}
-	out, err := p.cmd.StdoutPipe()
+	out, err := p.Cmd.StdoutPipe()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+	if err := p.Cmd.Start(); err != nil {
+		e.T.Fatal(err)
 	}
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -248,14 +248,14 @@ func (e *env) startPiped(args []string, line func([]byte), closed func()) *piped
 		if closed != nil {
 			closed()
 		}
-		_ = p.cmd.Wait()
-		close(p.done)
+		_ = p.Cmd.Wait()
+		close(p.Done)
 	}()
-	e.t.Cleanup(p.kill)
+	e.T.Cleanup(p.Kill)
 	return p
 }
 
-func (p *piped) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+func (p *Piped) Kill() {
+	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
+	<-p.Done
 }

@@ -13,7 +13,7 @@ import (
 
 var jsonUnmarshal = json.Unmarshal
 
-func completedItems(evs []map[string]any) []map[string]any {
+func CompletedItems(evs []map[string]any) []map[string]any {
 	var items []map[string]any
 	for _, e := range evs {
 		if e["type"] == "item.completed" {
@@ -23,7 +23,7 @@ func completedItems(evs []map[string]any) []map[string]any {
 	return items
 }
 
-func threadIDOf(t *testing.T, evs []map[string]any) string {
+func ThreadIDOf(t *testing.T, evs []map[string]any) string {
 	t.Helper()
 	if len(evs) == 0 || evs[0]["type"] != "thread.started" {
 		t.Fatalf("first event is not thread.started: %v", evs)
@@ -38,22 +38,22 @@ func TestCrashDuringModelCallResumes(t *testing.T) {
 		{Shell: "echo first-step"},
 		{DelayMs: 4000, Text: "slow answer arrived"},
 	}}}})
-	dev := e.startDev()
-	run := e.exec("--json", "do the thing")
+	dev := e.StartDev()
+	run := e.Exec("--json", "do the thing")
 	// Kill while the second model call is in flight (in its delay).
-	waitUntil(t, func() bool { return e.model.Server.ArrivalsContaining("first-step") > 0 }, 60*time.Second,
-		"the second model call", func() string { return run.stderr.String() })
-	if len(e.model.Server.RequestsContaining("first-step")) > 0 {
+	WaitUntil(t, func() bool { return e.Model.Server.ArrivalsContaining("first-step") > 0 }, 60*time.Second,
+		"the second model call", func() string { return run.Stderr.String() })
+	if len(e.Model.Server.RequestsContaining("first-step")) > 0 {
 		t.Fatal("the slow call was answered before the kill; the test would prove nothing")
 	}
-	dev.kill()
-	dev2 := e.startDev()
-	defer dev2.kill()
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, run.stdout, run.stderr)
+	dev.Kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, run.Stdout, run.Stderr)
 	}
-	evs := jsonLines(t, run.stdout.String())
-	items := completedItems(evs)
+	evs := JSONLines(t, run.Stdout.String())
+	items := CompletedItems(evs)
 	seen := map[string]bool{}
 	for _, it := range items {
 		id := it["id"].(string)
@@ -78,7 +78,7 @@ func TestCrashDuringModelCallResumes(t *testing.T) {
 	if commands != 1 {
 		t.Fatalf("want exactly one command item, got %d: %v", commands, items)
 	}
-	if n := e.model.Server.ArrivalsContaining("first-step"); n < 2 {
+	if n := e.Model.Server.ArrivalsContaining("first-step"); n < 2 {
 		t.Fatalf("the interrupted model call was not retried (%d attempts)", n)
 	}
 }
@@ -91,16 +91,16 @@ func TestCrashDuringShellCommandIsNotRerun(t *testing.T) {
 		{Shell: "echo start >> runs.txt; sleep 8; echo end >> runs.txt"},
 		{Text: "recovered after the crash"},
 	}}}})
-	runs := filepath.Join(e.work, "runs.txt")
-	dev := e.startDev()
-	run := e.exec("--json", "run the long command")
-	waitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second,
-		"the command to start", func() string { return run.stderr.String() })
-	dev.kill()
-	dev2 := e.startDev()
-	defer dev2.kill()
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, run.stdout, run.stderr)
+	runs := filepath.Join(e.Work, "runs.txt")
+	dev := e.StartDev()
+	run := e.Exec("--json", "run the long command")
+	WaitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second,
+		"the command to start", func() string { return run.Stderr.String() })
+	dev.Kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, run.Stdout, run.Stderr)
 	}
 	b, _ := os.ReadFile(runs)
 	if got := strings.Count(string(b), "start"); got != 1 {
@@ -109,11 +109,11 @@ func TestCrashDuringShellCommandIsNotRerun(t *testing.T) {
 	if strings.Contains(string(b), "end") {
 		t.Fatalf("the killed command went on running after its worker died: %q", b)
 	}
-	told := e.model.Server.RequestsContaining("NOT run again")
+	told := e.Model.Server.RequestsContaining("NOT run again")
 	if len(told) == 0 {
 		t.Fatalf("the model was not told the command was interrupted")
 	}
-	items := completedItems(jsonLines(t, run.stdout.String()))
+	items := CompletedItems(JSONLines(t, run.Stdout.String()))
 	var cmd map[string]any
 	for _, it := range items {
 		if it["type"] == "command_execution" {
@@ -138,24 +138,24 @@ func TestResumeAfterRestartKeepsHistory(t *testing.T) {
 		{Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first turn done"}}},
 		{Steps: []fakemodel.Step{{Text: "second turn done"}}},
 	}})
-	dev := e.startDev()
-	run := e.exec("--json", "first prompt alpha")
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	dev := e.StartDev()
+	run := e.Exec("--json", "first prompt alpha")
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.Stderr)
 	}
-	id := threadIDOf(t, jsonLines(t, run.stdout.String()))
-	dev.kill()
-	dev2 := e.startDev()
-	defer dev2.kill()
-	run2 := e.exec("--json", "resume", id, "second prompt beta")
-	if code := run2.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec resume exited %d: %s", code, run2.stderr)
+	id := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
+	dev.Kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
+	run2 := e.Exec("--json", "resume", id, "second prompt beta")
+	if code := run2.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec resume exited %d: %s", code, run2.Stderr)
 	}
-	evs := jsonLines(t, run2.stdout.String())
-	if got := threadIDOf(t, evs); got != id {
+	evs := JSONLines(t, run2.Stdout.String())
+	if got := ThreadIDOf(t, evs); got != id {
 		t.Fatalf("resumed thread id %s, want %s", got, id)
 	}
-	last, ok := e.model.Server.LastRequest()
+	last, ok := e.Model.Server.LastRequest()
 	if !ok {
 		t.Fatal("no request recorded")
 	}
@@ -165,7 +165,7 @@ func TestResumeAfterRestartKeepsHistory(t *testing.T) {
 			t.Errorf("resumed model call lacks %q", want)
 		}
 	}
-	if items := completedItems(evs); items[len(items)-1]["text"] != "second turn done" {
+	if items := CompletedItems(evs); items[len(items)-1]["text"] != "second turn done" {
 		t.Fatalf("final message %v", items[len(items)-1])
 	}
 }

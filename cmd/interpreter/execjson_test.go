@@ -11,28 +11,28 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var Update = flag.Bool("update", false, "rewrite golden files")
 
 // The `exec --json` transcript of a scripted turn, pinned as a golden file
 // (thread id and token counts normalised): the shape Codex's SDK parses.
 func TestExecJSONTranscriptGolden(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
-		{Reasoning: "check first", Text: "Checking.", ToolCalls: []fakemodel.ToolCall{call(`shell`, `{"command":["echo","hi"]}`)}},
-		{ToolCalls: []fakemodel.ToolCall{call(`apply_patch`, `{"input":"*** Begin Patch\n*** Add File: note.txt\n+hello\n*** End Patch"}`)}},
-		{ToolCalls: []fakemodel.ToolCall{call(`update_plan`, `{"plan":[{"step":"say hi","status":"completed"}]}`)}},
-		{ToolCalls: []fakemodel.ToolCall{call(`shell`, `{"command":["bash","-c","exit 2"]}`)}},
+		{Reasoning: "check first", Text: "Checking.", ToolCalls: []fakemodel.ToolCall{ToolCall(`shell`, `{"command":["echo","hi"]}`)}},
+		{ToolCalls: []fakemodel.ToolCall{ToolCall(`apply_patch`, `{"input":"*** Begin Patch\n*** Add File: note.txt\n+hello\n*** End Patch"}`)}},
+		{ToolCalls: []fakemodel.ToolCall{ToolCall(`update_plan`, `{"plan":[{"step":"say hi","status":"completed"}]}`)}},
+		{ToolCalls: []fakemodel.ToolCall{ToolCall(`shell`, `{"command":["bash","-c","exit 2"]}`)}},
 		{Text: "All done."},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("--json", "say hi")
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exit %d: %s", code, run.stderr)
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("--json", "say hi")
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exit %d: %s", code, run.Stderr)
 	}
-	got := regexp.MustCompile(`"thread_id":"[^"]+"`).ReplaceAllString(run.stdout.String(), `"thread_id":"THREAD"`)
+	got := regexp.MustCompile(`"thread_id":"[^"]+"`).ReplaceAllString(run.Stdout.String(), `"thread_id":"THREAD"`)
 	got = regexp.MustCompile(`"(input_tokens|cached_input_tokens|output_tokens|reasoning_output_tokens)":\d+`).ReplaceAllString(got, `"$1":N`)
 	golden := filepath.Join("testdata", "exec-json.golden")
-	if *update {
+	if *Update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -49,6 +49,6 @@ func TestExecJSONTranscriptGolden(t *testing.T) {
 	}
 }
 
-func call(name, args string) fakemodel.ToolCall {
+func ToolCall(name, args string) fakemodel.ToolCall {
 	return fakemodel.ToolCall{Name: name, Arguments: []byte(args)}
 }

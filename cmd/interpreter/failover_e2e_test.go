@@ -33,34 +33,34 @@ func TestFailoverToALiveWorker(t *testing.T) {
 	// (worker.PeersDirEnv) and fail over at once.
 	a, _ := w.worker(worker.PeersDirEnv + "=" + t.TempDir())
 	b, _ := w.worker(worker.PeersDirEnv + "=" + t.TempDir())
-	run := w.exec("--json", prompt)
-	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
-	turn := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
+	run := w.Exec("--json", prompt)
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	turn := ThreadIDOf(t, JSONLines(t, run.Stdout.String())) + "/turn-1"
 	w.pendingStarted(turn, "CallModel")
 	w.settled(turn)
 	w.failoverArmed(turn)
 	holder := w.callHolder(turn)
 	victim, survivor := a, b
-	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.cmd.Process.Pid)) {
+	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.Cmd.Process.Pid)) {
 		victim, survivor = b, a
 	}
-	if !strings.Contains(holder, fmt.Sprintf("/%d ", victim.cmd.Process.Pid)) {
-		t.Fatalf("the call is held by %q, neither worker (%d, %d)", holder, a.cmd.Process.Pid, b.cmd.Process.Pid)
+	if !strings.Contains(holder, fmt.Sprintf("/%d ", victim.Cmd.Process.Pid)) {
+		t.Fatalf("the call is held by %q, neither worker (%d, %d)", holder, a.Cmd.Process.Pid, b.Cmd.Process.Pid)
 	}
-	victim.kill()
+	victim.Kill()
 	killed := time.Now()
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exit %d\n%s", code, run.stderr)
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exit %d\n%s", code, run.Stderr)
 	}
 	evs := w.history(turn)
-	arrivals := w.model.Server.ArrivalTimes(prompt)
+	arrivals := w.Model.Server.ArrivalTimes(prompt)
 	if len(arrivals) != 2 {
 		t.Fatalf("%d requests for the step, want 2 (the lost one and the fresh one)\n%s", len(arrivals), dumpHistory(evs))
 	}
 	fresh := arrivals[1].Sub(killed)
 	answered, next := answerToNextTask(evs, killed)
 	t.Logf("kill to the fresh request %v; its answer to the next workflow task %v; survivor pid %d",
-		fresh.Round(time.Millisecond), next.Round(time.Millisecond), survivor.cmd.Process.Pid)
+		fresh.Round(time.Millisecond), next.Round(time.Millisecond), survivor.Cmd.Process.Pid)
 	if testing.Verbose() {
 		t.Logf("kill at %s\n%s", killed.Format("15:04:05.000"), dumpHistory(evs))
 	}
@@ -103,8 +103,8 @@ func answerToNextTask(evs []*historypb.HistoryEvent, t time.Time) (bool, time.Du
 // round trip after the call shows as started (a kill before that costs
 // the workflow's own, slower failover).
 func (w *workerWorld) failoverArmed(turnID string) {
-	w.t.Helper()
-	waitUntil(w.t, func() bool {
+	w.T.Helper()
+	WaitUntil(w.T, func() bool {
 		d, err := w.c.DescribeWorkflowExecution(context.Background(), turnID, "")
 		if err != nil {
 			return false
@@ -121,24 +121,24 @@ func (w *workerWorld) failoverArmed(turnID string) {
 // callHolder is the identity of the worker that runs the turn's started
 // model call.
 func (w *workerWorld) callHolder(turnID string) string {
-	w.t.Helper()
+	w.T.Helper()
 	return w.holder(turnID, "CallModel")
 }
 
 // holder is the identity of the worker that runs the turn's pending
 // activity of the given type.
 func (w *workerWorld) holder(turnID, activityType string) string {
-	w.t.Helper()
+	w.T.Helper()
 	d, err := w.c.DescribeWorkflowExecution(context.Background(), turnID, "")
 	if err != nil {
-		w.t.Fatal(err)
+		w.T.Fatal(err)
 	}
 	for _, pa := range d.GetPendingActivities() {
 		if pa.GetActivityType().GetName() == activityType {
 			return pa.GetLastWorkerIdentity()
 		}
 	}
-	w.t.Fatalf("no pending %s on %s", activityType, turnID)
+	w.T.Fatalf("no pending %s on %s", activityType, turnID)
 	return ""
 }
 
@@ -153,24 +153,24 @@ func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
 	}})
 	a, _ := w.worker()
 	b, _ := w.worker()
-	run := w.exec("--json", prompt)
-	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
-	turn := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
-	runs := filepath.Join(w.work, "runs.txt")
-	waitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "ran") }, 60*time.Second,
-		"the command to run", func() string { return run.stdout.String() + run.stderr.String() })
+	run := w.Exec("--json", prompt)
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	turn := ThreadIDOf(t, JSONLines(t, run.Stdout.String())) + "/turn-1"
+	runs := filepath.Join(w.Work, "runs.txt")
+	WaitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "ran") }, 60*time.Second,
+		"the command to run", func() string { return run.Stdout.String() + run.Stderr.String() })
 	holder := w.holder(turn, "Exec")
 	victim := a
-	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.cmd.Process.Pid)) {
+	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.Cmd.Process.Pid)) {
 		victim = b
 	}
-	if !strings.Contains(holder, fmt.Sprintf("/%d ", victim.cmd.Process.Pid)) {
-		t.Fatalf("the command is held by %q, neither worker (%d, %d)", holder, a.cmd.Process.Pid, b.cmd.Process.Pid)
+	if !strings.Contains(holder, fmt.Sprintf("/%d ", victim.Cmd.Process.Pid)) {
+		t.Fatalf("the command is held by %q, neither worker (%d, %d)", holder, a.Cmd.Process.Pid, b.Cmd.Process.Pid)
 	}
-	victim.kill()
+	victim.Kill()
 	killed := time.Now()
-	if code := run.wait(90 * time.Second); code != 0 || !strings.Contains(run.stdout.String(), "went on") {
-		t.Fatalf("exit %d\n%s%s", code, run.stdout, run.stderr)
+	if code := run.Wait(90 * time.Second); code != 0 || !strings.Contains(run.Stdout.String(), "went on") {
+		t.Fatalf("exit %d\n%s%s", code, run.Stdout, run.Stderr)
 	}
 	evs := w.history(turn)
 	ended := firstAfter(evs, killed, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, nil)

@@ -47,9 +47,9 @@ func checkExecElicitation(t *testing.T, r *mcpRun, p map[string]any, threadID, c
 // the command runs and the answer comes back.
 func TestMCPServerApprovalThroughElicitation(t *testing.T) {
 	e := newEnv(t, mcpApprovalScript())
-	e.writeSDKConfig()
-	dev := e.startDev()
-	defer dev.kill()
+	e.WriteSDKConfig()
+	dev := e.StartDev()
+	defer dev.Kill()
 
 	run := e.startMCPClientElicit(map[string]any{"action": "accept", "content": map[string]any{}},
 		mcpCall("codex", map[string]any{"prompt": "approve me", "approval-policy": "untrusted", "sandbox": "workspace-write"}))
@@ -62,11 +62,11 @@ func TestMCPServerApprovalThroughElicitation(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("%d elicitations, want 1\n%s", len(asked), run.diag())
 	}
-	checkExecElicitation(t, run, asked[0], threadID, "touch approved.txt && echo made-approved", e.work)
-	if _, err := os.Stat(filepath.Join(e.work, "approved.txt")); err != nil {
+	checkExecElicitation(t, run, asked[0], threadID, "touch approved.txt && echo made-approved", e.Work)
+	if _, err := os.Stat(filepath.Join(e.Work, "approved.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
-	checkHistory(t, "the model request after the command", e.requestWith("made-approved"), "approve me", "made-approved")
+	CheckHistory(t, "the model request after the command", e.RequestWith("made-approved"), "approve me", "made-approved")
 	run.finish(time.Minute)
 }
 
@@ -75,16 +75,16 @@ func TestMCPServerApprovalThroughElicitation(t *testing.T) {
 // again, the client accepts, the command runs, then the new prompt.
 func TestMCPServerElicitationAskedAgainAfterSIGKILL(t *testing.T) {
 	e := newEnv(t, mcpApprovalScript())
-	e.writeSDKConfig()
-	dev := e.startDev()
-	defer dev.kill()
+	e.WriteSDKConfig()
+	dev := e.StartDev()
+	defer dev.Kill()
 
 	run1 := e.startMCPClientElicit("never",
 		mcpCall("codex", map[string]any{"prompt": "approve later", "approval-policy": "untrusted", "sandbox": "workspace-write"}))
-	waitUntil(t, func() bool { return len(run1.elicitations()) == 1 }, 2*time.Minute, "the first elicitation", run1.diag)
+	WaitUntil(t, func() bool { return len(run1.elicitations()) == 1 }, 2*time.Minute, "the first elicitation", run1.diag)
 	first := run1.elicitations()[0]
 	threadID, _ := first["threadId"].(string)
-	checkExecElicitation(t, run1, first, threadID, "touch later.txt && echo made-later", e.work)
+	checkExecElicitation(t, run1, first, threadID, "touch later.txt && echo made-later", e.Work)
 	pid := int(run1.find("the server pid", time.Second, func(l map[string]any) bool { return l["pid"] != nil })["pid"].(float64))
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("killing mcp-server %d: %v", pid, err)
@@ -93,7 +93,7 @@ func TestMCPServerElicitationAskedAgainAfterSIGKILL(t *testing.T) {
 		t.Fatalf("the killed call answered: %v", killed)
 	}
 	run1.finish(time.Minute)
-	if _, err := os.Stat(filepath.Join(e.work, "later.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.Work, "later.txt")); err == nil {
 		t.Fatal("the command ran without an approval")
 	}
 
@@ -108,13 +108,13 @@ func TestMCPServerElicitationAskedAgainAfterSIGKILL(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("the new server asked %d times, want once\n%s", len(asked), run2.diag())
 	}
-	checkExecElicitation(t, run2, asked[0], threadID, "touch later.txt && echo made-later", e.work)
+	checkExecElicitation(t, run2, asked[0], threadID, "touch later.txt && echo made-later", e.Work)
 	if asked[0]["codex_call_id"] != first["codex_call_id"] {
 		t.Errorf("asked about %v, then %v: want the same pending call", first["codex_call_id"], asked[0]["codex_call_id"])
 	}
-	if _, err := os.Stat(filepath.Join(e.work, "later.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(e.Work, "later.txt")); err != nil {
 		t.Errorf("the command approved after the restart did not run: %v", err)
 	}
-	checkHistory(t, "the model request of the reply", e.requestWith("after restart"), "approve later", "made-later", "later done", "after restart")
+	CheckHistory(t, "the model request of the reply", e.RequestWith("after restart"), "approve later", "made-later", "later done", "after restart")
 	run2.finish(time.Minute)
 }

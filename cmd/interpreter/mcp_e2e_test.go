@@ -54,7 +54,7 @@ func mcpClientDir(t *testing.T) string {
 type mcpRun struct {
 	t      *testing.T
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *SyncBuffer
 	done   chan struct{}
 
 	mu    sync.Mutex
@@ -62,7 +62,7 @@ type mcpRun struct {
 }
 
 func (e *env) startMCPClient(steps ...map[string]any) *mcpRun {
-	e.t.Helper()
+	e.T.Helper()
 	return e.startMCPClientElicit(nil, steps...)
 }
 
@@ -70,13 +70,13 @@ func (e *env) startMCPClient(steps ...map[string]any) *mcpRun {
 // capability and answers with elicit ("never": it never answers); nil
 // declares no capability.
 func (e *env) startMCPClientElicit(elicit any, steps ...map[string]any) *mcpRun {
-	e.t.Helper()
-	dir := mcpClientDir(e.t)
+	e.T.Helper()
+	dir := mcpClientDir(e.T)
 	m := map[string]any{
-		"command": binary,
+		"command": Binary,
 		"args":    []string{"mcp-server"},
-		"env":     map[string]string{"PATH": os.Getenv("PATH"), "HOME": e.home, "INTERPRETER_HOME": e.home},
-		"cwd":     e.work,
+		"env":     map[string]string{"PATH": os.Getenv("PATH"), "HOME": e.Home, "INTERPRETER_HOME": e.Home},
+		"cwd":     e.Work,
 		"steps":   steps,
 	}
 	if elicit != nil {
@@ -84,17 +84,17 @@ func (e *env) startMCPClientElicit(elicit any, steps ...map[string]any) *mcpRun 
 	}
 	spec, err := json.Marshal(m)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	r := &mcpRun{t: e.t, cmd: exec.Command("node", filepath.Join(dir, "client.mjs"), string(spec)), stderr: &syncBuffer{}, done: make(chan struct{})}
+	r := &mcpRun{t: e.T, cmd: exec.Command("node", filepath.Join(dir, "client.mjs"), string(spec)), stderr: &SyncBuffer{}, done: make(chan struct{})}
 	r.cmd.Dir = dir
 	r.cmd.Stderr = r.stderr
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	if err := r.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -111,7 +111,7 @@ func (e *env) startMCPClientElicit(elicit any, steps ...map[string]any) *mcpRun 
 		_ = r.cmd.Wait()
 		close(r.done)
 	}()
-	e.t.Cleanup(func() {
+	e.T.Cleanup(func() {
 		_ = r.cmd.Process.Kill()
 		<-r.done
 	})
@@ -137,7 +137,7 @@ func (r *mcpRun) diag() string {
 func (r *mcpRun) find(what string, timeout time.Duration, match func(map[string]any) bool) map[string]any {
 	r.t.Helper()
 	var found map[string]any
-	waitUntil(r.t, func() bool {
+	WaitUntil(r.t, func() bool {
 		for _, l := range r.snapshot() {
 			if match(l) {
 				found = l
@@ -217,9 +217,9 @@ func mcpScript() *fakemodel.Script {
 // receives each thread's whole history, the killed call's turn included.
 func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	e := newEnv(t, mcpScript())
-	e.writeSDKConfig()
-	dev := e.startDev()
-	defer dev.kill()
+	e.WriteSDKConfig()
+	dev := e.StartDev()
+	defer dev.Kill()
 
 	start := time.Now()
 	run1 := e.startMCPClient(
@@ -260,7 +260,7 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	// model call answers only after 6 s. (Events of a turn whose model
 	// call runs as a local activity reach the server late, when the
 	// workflow task heartbeats, so they are no trigger.)
-	waitUntil(t, func() bool { return len(run1.sessions()) == 2 }, time.Minute, "the slow call's session", run1.diag)
+	WaitUntil(t, func() bool { return len(run1.sessions()) == 2 }, time.Minute, "the slow call's session", run1.diag)
 	pid := int(run1.find("the server pid", time.Second, func(l map[string]any) bool { return l["pid"] != nil })["pid"].(float64))
 	sessions := run1.sessions()
 	if len(sessions) != 2 || sessions[0] != threadA {
@@ -301,18 +301,18 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 		msg, _ := ev["msg"].(map[string]any)
 		return msg["type"] == "agent_message" && msg["message"] == "slow answer"
 	})
-	checkHistory(t, "the model request after the SIGKILL", e.requestWith("prompt three"), "slow prompt", "slow answer", "prompt three")
+	CheckHistory(t, "the model request after the SIGKILL", e.RequestWith("prompt three"), "slow prompt", "slow answer", "prompt three")
 
 	fourth := run2.step(1, 2*time.Minute)
 	gotThread, content, _ = callResult(t, run2, fourth)
 	if gotThread != threadA || content != "fourth answer" {
 		t.Errorf("codex-reply by conversationId: threadId %q content %q, want %s / fourth answer", gotThread, content, threadA)
 	}
-	last, ok := e.model.Server.LastRequest()
+	last, ok := e.Model.Server.LastRequest()
 	if !ok {
 		t.Fatal("no model request recorded")
 	}
-	checkHistory(t, "the last model request", string(last.Body), "prompt one", "mcp-step", "first answer", "prompt four")
+	CheckHistory(t, "the last model request", string(last.Body), "prompt one", "mcp-step", "first answer", "prompt four")
 	if strings.Contains(string(last.Body), "slow prompt") {
 		t.Errorf("thread %s's request holds the other thread's prompt", threadA)
 	}
@@ -327,7 +327,7 @@ func TestMCPServerDurableAcrossSIGKILL(t *testing.T) {
 	run2.finish(time.Minute)
 	// The killed call's turn ran once: one model request of its own.
 	slow := 0
-	for _, r := range e.model.Server.RequestsContaining("slow prompt") {
+	for _, r := range e.Model.Server.RequestsContaining("slow prompt") {
 		if !strings.Contains(string(r.Body), "prompt three") {
 			slow++
 		}

@@ -35,19 +35,19 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 		{Match: "look around", Steps: []fakemodel.Step{{Text: "nothing here"}}},
 		{Match: "look behind", Steps: []fakemodel.Step{{Text: "nothing behind"}}},
 	}})
-	e.writeSDKConfig()
-	dev := e.startDev()
-	defer dev.kill()
-	s := e.mcpStdio("-c", "features.multi_agent=true", "-c", "agents.max_threads=1")
-	id := s.request("tools/call", map[string]any{"name": "codex", "arguments": map[string]any{"prompt": "delegate a look", "approval-policy": "never"}})
-	resp := s.response(id)
+	e.WriteSDKConfig()
+	dev := e.StartDev()
+	defer dev.Kill()
+	s := e.MCPStdio("-c", "features.multi_agent=true", "-c", "agents.max_threads=1")
+	id := s.Request("tools/call", map[string]any{"name": "codex", "arguments": map[string]any{"prompt": "delegate a look", "approval-policy": "never"}})
+	resp := s.Response(id)
 	if r, _ := resp["result"].(map[string]any); r == nil || r["isError"] == true {
-		t.Fatalf("codex call: %v\n%s", resp, s.diag())
+		t.Fatalf("codex call: %v\n%s", resp, s.Diag())
 	}
 	var collab []map[string]any
 	byType := map[string]map[string]any{}
 	root := ""
-	for _, m := range s.snapshot() {
+	for _, m := range s.Snapshot() {
 		if m["method"] != "codex/event" {
 			continue
 		}
@@ -74,7 +74,7 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 		want = append(want, m["type"].(string))
 	}
 	if !slices.Equal(got, want) {
-		t.Fatalf("collab messages %v, want Codex 0.140's %v\n%s", got, want, s.diag())
+		t.Fatalf("collab messages %v, want Codex 0.140's %v\n%s", got, want, s.Diag())
 	}
 	for i := range collab {
 		if d := collabShapeDiff(collab[i], golden[i]); d != "" {
@@ -84,7 +84,7 @@ func TestMCPServerStreamsSubAgentEvents(t *testing.T) {
 	spawnEnd, refused := collab[1], collab[3]
 	spawned, _ := spawnEnd["new_thread_id"].(string)
 	if collab[0]["prompt"] != "look around" || spawned == "" || spawnEnd["new_agent_nickname"] == nil {
-		t.Fatalf("spawn messages %v / %v\n%s", collab[0], spawnEnd, s.diag())
+		t.Fatalf("spawn messages %v / %v\n%s", collab[0], spawnEnd, s.Diag())
 	}
 	if m := spawnEnd["model"]; m != "fake-model" {
 		t.Errorf("collab_agent_spawn_end model %v, want the one the sub-agent runs (the parent's)", m)
@@ -200,19 +200,19 @@ func TestThreadsShowSubAgentTree(t *testing.T) {
 		}},
 		{Match: "look deeper", Steps: []fakemodel.Step{{Text: "nothing deeper"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("--json", "-c", "features.multi_agent=true", "-c", "agents.max_depth=2", "-c", "approval_policy=never", "delegate a look")
-	if code := run.wait(2 * time.Minute); code != 0 {
-		t.Fatalf("exec: exit %d\n%s", code, run.stderr)
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("--json", "-c", "features.multi_agent=true", "-c", "agents.max_depth=2", "-c", "approval_policy=never", "delegate a look")
+	if code := run.Wait(2 * time.Minute); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, run.Stderr)
 	}
-	root := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	root := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
 	show := func(args ...string) string {
-		p := e.start(append(append([]string{"threads", "show"}, args...), append(e.config(), "-c", "temporal.embedded=false")...)...)
-		if code := p.wait(time.Minute); code != 0 {
-			t.Fatalf("threads show %v: exit %d\n%s", args, code, p.stderr)
+		p := e.Start(append(append([]string{"threads", "show"}, args...), append(e.Config(), "-c", "temporal.embedded=false")...)...)
+		if code := p.Wait(time.Minute); code != 0 {
+			t.Fatalf("threads show %v: exit %d\n%s", args, code, p.Stderr)
 		}
-		return p.stdout.String()
+		return p.Stdout.String()
 	}
 	var d struct {
 		Agents []struct {

@@ -25,22 +25,22 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 		}},
 		{Text: "the server answered"},
 	}}}})
-	cfgPath := filepath.Join(e.home, "config.toml")
+	cfgPath := filepath.Join(e.Home, "config.toml")
 	if err := os.WriteFile(cfgPath, []byte("# kept as written\nmax_steps = 50\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := func(want int, args ...string) *proc {
+	run := func(want int, args ...string) *Proc {
 		t.Helper()
-		p := e.start(args...)
-		if code := p.wait(60 * time.Second); code != want {
-			t.Fatalf("%v exited %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, want, p.stdout, p.stderr)
+		p := e.Start(args...)
+		if code := p.Wait(60 * time.Second); code != want {
+			t.Fatalf("%v exited %d, want %d\nstdout:\n%s\nstderr:\n%s", args, code, want, p.Stdout, p.Stderr)
 		}
 		return p
 	}
 	everything := mcptest.Everything(t)
 	run(0, append([]string{"mcp", "add", "everything", "--env", "DOCS_TOKEN=" + secret, "--"}, everything...)...)
-	if p := run(0, "mcp", "add", "broken", "--", "/nonexistent/mcp-server"); !strings.Contains(p.stderr.String(), "warning: /nonexistent/mcp-server is not found here") {
-		t.Errorf("mcp add of a missing command gave no warning; stderr:\n%s", p.stderr)
+	if p := run(0, "mcp", "add", "broken", "--", "/nonexistent/mcp-server"); !strings.Contains(p.Stderr.String(), "warning: /nonexistent/mcp-server is not found here") {
+		t.Errorf("mcp add of a missing command gave no warning; stderr:\n%s", p.Stderr)
 	}
 	run(0, "mcp", "add", "api", "--url", "http://127.0.0.1:1/mcp", "--bearer-token-env-var", "NO_SUCH_TOKEN_VAR_E2E")
 	text, _ := os.ReadFile(cfgPath)
@@ -60,8 +60,8 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 		Tools  []string `json:"tools"`
 		Env    []string `json:"env"`
 	}
-	if err := json.Unmarshal([]byte(list.stdout.String()), &servers); err != nil || len(servers) != 4 {
-		t.Fatalf("mcp list --json: %v\n%s", err, list.stdout)
+	if err := json.Unmarshal([]byte(list.Stdout.String()), &servers); err != nil || len(servers) != 4 {
+		t.Fatalf("mcp list --json: %v\n%s", err, list.Stdout)
 	}
 	for _, s := range servers {
 		switch s.Name {
@@ -83,47 +83,47 @@ func TestMCPAddListAndExecCallsATool(t *testing.T) {
 			}
 		}
 	}
-	if strings.Contains(list.stdout.String(), secret) {
+	if strings.Contains(list.Stdout.String(), secret) {
 		t.Errorf("mcp list shows the secret")
 	}
 	human := run(0, "mcp", "list")
-	if !strings.Contains(human.stdout.String(), "failed: mcp server \"broken\"") {
-		t.Errorf("mcp list:\n%s", human.stdout)
+	if !strings.Contains(human.Stdout.String(), "failed: mcp server \"broken\"") {
+		t.Errorf("mcp list:\n%s", human.Stdout)
 	}
 	get := run(0, "mcp", "get", "everything")
-	if !strings.Contains(get.stdout.String(), "status: ok") || !strings.Contains(get.stdout.String(), "env: DOCS_TOKEN=*****") || strings.Contains(get.stdout.String(), secret) {
-		t.Errorf("mcp get:\n%s", get.stdout)
+	if !strings.Contains(get.Stdout.String(), "status: ok") || !strings.Contains(get.Stdout.String(), "env: DOCS_TOKEN=*****") || strings.Contains(get.Stdout.String(), secret) {
+		t.Errorf("mcp get:\n%s", get.Stdout)
 	}
 	run(1, "mcp", "get", "nope")
 	run(0, "mcp", "remove", "broken")
 	run(0, "mcp", "remove", "api")
 	run(1, "mcp", "remove", "broken")
 
-	dev := e.startDev()
-	defer dev.kill()
-	ex := e.exec("--json", "echo something")
-	if code := ex.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, ex.stdout, ex.stderr)
+	dev := e.StartDev()
+	defer dev.Kill()
+	ex := e.Exec("--json", "echo something")
+	if code := ex.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstdout:\n%s\nstderr:\n%s", code, ex.Stdout, ex.Stderr)
 	}
 	var call map[string]any
-	for _, it := range completedItems(jsonLines(t, ex.stdout.String())) {
+	for _, it := range CompletedItems(JSONLines(t, ex.Stdout.String())) {
 		if it["type"] == "mcp_tool_call" && it["tool"] == "echo" {
 			call = it
 		}
 	}
 	if call == nil || call["server"] != "everything" || call["status"] != "completed" ||
-		!strings.Contains(ex.stdout.String(), "Echo: hello through mcp") {
-		t.Fatalf("no completed mcp_tool_call item:\n%s", ex.stdout)
+		!strings.Contains(ex.Stdout.String(), "Echo: hello through mcp") {
+		t.Fatalf("no completed mcp_tool_call item:\n%s", ex.Stdout)
 	}
 	if args, _ := call["arguments"].(map[string]any); args["message"] != "hello through mcp" {
 		t.Errorf("arguments: %v", call["arguments"])
 	}
-	reqs := e.model.Server.Requests()
+	reqs := e.Model.Server.Requests()
 	last := string(reqs[len(reqs)-1].Body)
 	if !strings.Contains(last, "Echo: hello through mcp") || !strings.Contains(last, "DOCS_TOKEN") || strings.Contains(last, secret) {
 		t.Errorf("the model's view of the results:\n%.3000s", last)
 	}
-	if strings.Contains(ex.stdout.String(), secret) || strings.Contains(dev.stdout.String()+dev.stderr.String(), secret) {
+	if strings.Contains(ex.Stdout.String(), secret) || strings.Contains(dev.Stdout.String()+dev.Stderr.String(), secret) {
 		t.Errorf("the secret was printed")
 	}
 }
@@ -148,13 +148,13 @@ func TestMCPBadConfigIsRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, nil)
 			if tc.config != "" {
-				if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(tc.config), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(e.Home, "config.toml"), []byte(tc.config), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
-			p := e.start(tc.args...)
-			if code := p.wait(30 * time.Second); code != tc.code || !strings.Contains(p.stderr.String(), tc.want) {
-				t.Fatalf("exit %d (want %d), stderr:\n%s\nwant it to mention %s", code, tc.code, p.stderr, tc.want)
+			p := e.Start(tc.args...)
+			if code := p.Wait(30 * time.Second); code != tc.code || !strings.Contains(p.Stderr.String(), tc.want) {
+				t.Fatalf("exit %d (want %d), stderr:\n%s\nwant it to mention %s", code, tc.code, p.Stderr, tc.want)
 			}
 		})
 	}

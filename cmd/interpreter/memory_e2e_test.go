@@ -21,28 +21,28 @@ func TestMemoryConsolidateCommand(t *testing.T) {
 		{Match: "next", Steps: []fakemodel.Step{{Text: "next done"}}},
 	}})
 	cfg := "[memories]\nenabled = true\nidle_after = \"1s\"\n"
-	if err := os.WriteFile(filepath.Join(e.home, "config.toml"), []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Home, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dev := e.startDev()
-	defer dev.kill()
-	if code := e.exec("first task").wait(60 * time.Second); code != 0 {
+	dev := e.StartDev()
+	defer dev.Kill()
+	if code := e.Exec("first task").Wait(60 * time.Second); code != 0 {
 		t.Fatalf("exec exited %d", code)
 	}
-	rawDir := filepath.Join(e.home, "memories", "raw")
-	waitUntil(t, func() bool { m, _ := filepath.Glob(filepath.Join(rawDir, "*.json")); return len(m) == 1 }, 30*time.Second,
-		"the raw memory", func() string { return dev.stderr.String() })
+	rawDir := filepath.Join(e.Home, "memories", "raw")
+	WaitUntil(t, func() bool { m, _ := filepath.Glob(filepath.Join(rawDir, "*.json")); return len(m) == 1 }, 30*time.Second,
+		"the raw memory", func() string { return dev.Stderr.String() })
 
 	consolidate := func() (int, string, string) {
-		p := e.start(append(append([]string{"memory", "consolidate"}, e.config()...), "-c", "temporal.embedded=false")...)
-		code := p.wait(60 * time.Second)
-		return code, p.stdout.String(), p.stderr.String()
+		p := e.Start(append(append([]string{"memory", "consolidate"}, e.Config()...), "-c", "temporal.embedded=false")...)
+		code := p.Wait(60 * time.Second)
+		return code, p.Stdout.String(), p.Stderr.String()
 	}
 	code, out, errOut := consolidate()
 	if code != 0 || !strings.Contains(out, "MEMORY.md: 1 entries (1 new") || !strings.Contains(out, "1 raw memories merged") {
 		t.Fatalf("memory consolidate: exit %d\n%s\n%s", code, out, errOut)
 	}
-	md := filepath.Join(e.home, "memories", "MEMORY.md")
+	md := filepath.Join(e.Home, "memories", "MEMORY.md")
 	if err := os.WriteFile(md, []byte("- broken <!-- uses=many\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -54,10 +54,10 @@ func TestMemoryConsolidateCommand(t *testing.T) {
 		t.Fatalf("MEMORY.md was not rebuilt:\n%s", b)
 	}
 
-	if code := e.exec("next task").wait(60 * time.Second); code != 0 {
+	if code := e.Exec("next task").Wait(60 * time.Second); code != 0 {
 		t.Fatalf("exec exited %d", code)
 	}
-	next := e.model.Server.RequestsContaining("next task")
+	next := e.Model.Server.RequestsContaining("next task")
 	if len(next) == 0 || !strings.Contains(string(next[0].Body), "commit messages in the imperative") {
 		t.Fatal("the new thread did not start with the memory")
 	}

@@ -26,22 +26,22 @@ func TestWorkerKillEndsTheCommandAndReportsItsRun(t *testing.T) {
 		{Shell: "echo start >> runs.txt; sh -c 'sleep 3; echo late >> f'"},
 		{Text: "recovered after the crash"},
 	}}}})
-	runs, late := filepath.Join(e.work, "runs.txt"), filepath.Join(e.work, "f")
-	dev := e.startDev()
+	runs, late := filepath.Join(e.Work, "runs.txt"), filepath.Join(e.Work, "f")
+	dev := e.StartDev()
 	// The nested sh -c is an opaque script to the classifier, which asks
 	// for approval; never lets it run.
-	run := e.exec("-c", "approval_policy=never", "run the long command")
-	run.waitFor(func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second, "the command to start")
+	run := e.Exec("-c", "approval_policy=never", "run the long command")
+	run.WaitFor(func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second, "the command to start")
 	started := time.Now()
-	turnID := turnOf(t, run.stderr.String())
+	turnID := turnOf(t, run.Stderr.String())
 	// Kill once the server holds a heartbeat that says the command ran a
 	// while, so the report has a time to show.
 	elapsed := awaitHeartbeat(t, e, turnID, 1000)
-	dev.kill()
-	dev2 := e.startDev()
-	defer dev2.kill()
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.stderr)
+	dev.Kill()
+	dev2 := e.StartDev()
+	defer dev2.Kill()
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.Stderr)
 	}
 	// The command would have written f 3 s after it started; look until
 	// well past then.
@@ -54,16 +54,16 @@ func TestWorkerKillEndsTheCommandAndReportsItsRun(t *testing.T) {
 	if _, err := os.Stat(late); err == nil {
 		t.Fatalf("the command went on after its worker was killed: %s was written", late)
 	}
-	m := regexp.MustCompile(`\[failed · interrupted · exit \? · (\d+) ms\]`).FindStringSubmatch(run.stderr.String())
+	m := regexp.MustCompile(`\[failed · interrupted · exit \? · (\d+) ms\]`).FindStringSubmatch(run.Stderr.String())
 	if m == nil {
-		t.Fatalf("no interrupted command line in the output:\n%s", run.stderr)
+		t.Fatalf("no interrupted command line in the output:\n%s", run.Stderr)
 	}
 	t.Logf("killed after a heartbeat of %d ms; the item: %s", elapsed, m[0])
 	if ms, _ := strconv.ParseInt(m[1], 10, 64); ms < elapsed || ms > elapsed+5000 {
 		t.Errorf("the item says it ran %d ms; the last heartbeat before the kill said %d ms", ms, elapsed)
 	}
-	if !strings.Contains(run.stderr.String(), "recovered after the crash") {
-		t.Errorf("the turn did not go on:\n%s", run.stderr)
+	if !strings.Contains(run.Stderr.String(), "recovered after the crash") {
+		t.Errorf("the turn did not go on:\n%s", run.Stderr)
 	}
 }
 
@@ -81,13 +81,13 @@ func turnOf(t *testing.T, stderr string) string {
 // at least minMs of run time to the server, and returns that time.
 func awaitHeartbeat(t *testing.T, e *env, turnID string, minMs int64) int64 {
 	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: fmt.Sprintf("127.0.0.1:%d", e.port), Logger: quietLogger{}})
+	c, err := client.Dial(client.Options{HostPort: fmt.Sprintf("127.0.0.1:%d", e.Port), Logger: QuietLogger{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	var got int64
-	waitUntil(t, func() bool {
+	WaitUntil(t, func() bool {
 		d, err := c.DescribeWorkflowExecution(context.Background(), turnID, "")
 		if err != nil {
 			return false
@@ -108,9 +108,9 @@ func awaitHeartbeat(t *testing.T, e *env, turnID string, minMs int64) int64 {
 }
 
 // quietLogger keeps the SDK client's log out of the test output.
-type quietLogger struct{}
+type QuietLogger struct{}
 
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}
+func (QuietLogger) Debug(string, ...any) {}
+func (QuietLogger) Info(string, ...any)  {}
+func (QuietLogger) Warn(string, ...any)  {}
+func (QuietLogger) Error(string, ...any) {}

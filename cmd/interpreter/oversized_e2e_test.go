@@ -29,25 +29,25 @@ func oversizedScript() *fakemodel.Script {
 // was meant for takes the next turn.
 func TestOversizedInputExec(t *testing.T) {
 	e := newEnv(t, oversizedScript())
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 
 	refused := e.execStdin(tooLong, "-")
-	if code := refused.wait(60 * time.Second); code != 2 || !strings.Contains(refused.stderr.String(), "Input "+tooLongMessage) {
-		t.Fatalf("exec - with 3 MB: exit %d, stderr %s", code, refused.stderr)
+	if code := refused.Wait(60 * time.Second); code != 2 || !strings.Contains(refused.Stderr.String(), "Input "+tooLongMessage) {
+		t.Fatalf("exec - with 3 MB: exit %d, stderr %s", code, refused.Stderr)
 	}
-	first := e.exec("--json", "hello")
-	if code := first.wait(60 * time.Second); code != 0 {
-		t.Fatalf("first turn: exit %d, %s", code, first.stderr)
+	first := e.Exec("--json", "hello")
+	if code := first.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("first turn: exit %d, %s", code, first.Stderr)
 	}
-	id := threadIDOf(t, jsonLines(t, first.stdout.String()))
+	id := ThreadIDOf(t, JSONLines(t, first.Stdout.String()))
 	big := e.execStdin(tooLong, "resume", id, "-")
-	if code := big.wait(60 * time.Second); code != 2 || !strings.Contains(big.stderr.String(), "Input "+tooLongMessage) {
-		t.Fatalf("exec resume with 3 MB: exit %d, stderr %s", code, big.stderr)
+	if code := big.Wait(60 * time.Second); code != 2 || !strings.Contains(big.Stderr.String(), "Input "+tooLongMessage) {
+		t.Fatalf("exec resume with 3 MB: exit %d, stderr %s", code, big.Stderr)
 	}
-	again := e.exec("--json", "resume", id, "again")
-	if code := again.wait(60 * time.Second); code != 0 || !strings.Contains(again.stdout.String(), `"ok"`) {
-		t.Fatalf("a normal turn after the refused one: exit %d\n%s\n%s", code, again.stdout, again.stderr)
+	again := e.Exec("--json", "resume", id, "again")
+	if code := again.Wait(60 * time.Second); code != 0 || !strings.Contains(again.Stdout.String(), `"ok"`) {
+		t.Fatalf("a normal turn after the refused one: exit %d\n%s\n%s", code, again.Stdout, again.Stderr)
 	}
 }
 
@@ -55,8 +55,8 @@ func TestOversizedInputExec(t *testing.T) {
 // thread goes on.
 func TestOversizedInputMCP(t *testing.T) {
 	e := newEnv(t, oversizedScript())
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 	m := e.mcpRaw()
 	m.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}})
 	m.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -86,10 +86,10 @@ func TestOversizedInputMCP(t *testing.T) {
 // turn/start, turn/steer) is a -32602 error, and the thread goes on.
 func TestOversizedInputAppServer(t *testing.T) {
 	e := newEnv(t, oversizedScript())
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t))
-	a.handshake()
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t))
+	a.Handshake()
 	text := func(s string) []any { return []any{map[string]any{"type": "text", "text": s}} }
 
 	wantInvalid := func(what string, err map[string]any) {
@@ -98,56 +98,56 @@ func TestOversizedInputAppServer(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	wantInvalid("thread/start", a.callErr("thread/start", map[string]any{"baseInstructions": tooLong}))
-	res, _ := a.call("thread/start", map[string]any{})
+	wantInvalid("thread/start", a.CallErr("thread/start", map[string]any{"baseInstructions": tooLong}))
+	res, _ := a.Call("thread/start", map[string]any{})
 	id := res["thread"].(map[string]any)["id"]
-	a.until("thread/started", 30*time.Second)
-	wantInvalid("turn/start", a.callErr("turn/start", map[string]any{"threadId": id, "input": text(tooLong)}))
+	a.Until("thread/started", 30*time.Second)
+	wantInvalid("turn/start", a.CallErr("turn/start", map[string]any{"threadId": id, "input": text(tooLong)}))
 
-	res, _ = a.call("turn/start", map[string]any{"threadId": id, "input": text("slow")})
+	res, _ = a.Call("turn/start", map[string]any{"threadId": id, "input": text("slow")})
 	turnID := res["turn"].(map[string]any)["id"]
-	wantInvalid("turn/steer", a.callErr("turn/steer", map[string]any{"threadId": id, "expectedTurnId": turnID, "input": text(tooLong)}))
-	a.until("turn/completed", 60*time.Second)
+	wantInvalid("turn/steer", a.CallErr("turn/steer", map[string]any{"threadId": id, "expectedTurnId": turnID, "input": text(tooLong)}))
+	a.Until("turn/completed", 60*time.Second)
 
-	a.call("turn/start", map[string]any{"threadId": id, "input": text("again")})
-	notes := a.until("turn/completed", 60*time.Second)
-	if st := noteParams(last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
-		t.Fatalf("a normal turn after the refused ones: %v", last(notes))
+	a.Call("turn/start", map[string]any{"threadId": id, "input": text("again")})
+	notes := a.Until("turn/completed", 60*time.Second)
+	if st := NoteParams(Last(notes))["turn"].(map[string]any)["status"]; st != "completed" {
+		t.Fatalf("a normal turn after the refused ones: %v", Last(notes))
 	}
 }
 
 // execStdin runs `interpreter exec` with stdin.
-func (e *env) execStdin(stdin string, args ...string) *proc {
-	e.t.Helper()
-	all := append([]string{"exec"}, e.config()...)
+func (e *env) execStdin(stdin string, args ...string) *Proc {
+	e.T.Helper()
+	all := append([]string{"exec"}, e.Config()...)
 	all = append(all, "-c", "temporal.embedded=false")
-	p := &proc{t: e.t, cmd: exec.Command(binary, append(all, args...)...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Dir = e.work
-	p.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	p.cmd.Stdin = strings.NewReader(stdin)
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+	p := &Proc{T: e.T, Cmd: exec.Command(Binary, append(all, args...)...), Stdout: &SyncBuffer{}, Stderr: &SyncBuffer{}, Done: make(chan struct{})}
+	p.Cmd.Dir = e.Work
+	p.Cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.Home, "OPENAI_API_KEY=")
+	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
+	p.Cmd.Stdin = strings.NewReader(stdin)
+	if err := p.Cmd.Start(); err != nil {
+		e.T.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	e.t.Cleanup(func() { p.kill() })
+	go func() { p.Err = p.Cmd.Wait(); close(p.Done) }()
+	e.T.Cleanup(func() { p.Kill() })
 	return p
 }
 
 // mcpRaw is an mcp-server spoken to by hand, line by line.
 type mcpRaw struct {
-	*piped
+	*Piped
 	t     *testing.T
 	lines chan map[string]any
 	next  int
 }
 
 func (e *env) mcpRaw() *mcpRaw {
-	e.t.Helper()
-	args := append([]string{"mcp-server"}, e.config()...)
+	e.T.Helper()
+	args := append([]string{"mcp-server"}, e.Config()...)
 	args = append(args, "-c", "temporal.embedded=false")
-	m := &mcpRaw{t: e.t, lines: make(chan map[string]any, 1000)}
-	m.piped = e.startPiped(args, func(b []byte) {
+	m := &mcpRaw{t: e.T, lines: make(chan map[string]any, 1000)}
+	m.Piped = e.StartPiped(args, func(b []byte) {
 		var v map[string]any
 		if json.Unmarshal(b, &v) == nil {
 			m.lines <- v
@@ -159,8 +159,8 @@ func (e *env) mcpRaw() *mcpRaw {
 func (m *mcpRaw) send(v any) {
 	m.t.Helper()
 	b, _ := json.Marshal(v)
-	if _, err := m.stdin.Write(append(b, '\n')); err != nil {
-		m.t.Fatalf("writing to mcp-server: %v\n%s", err, m.stderr)
+	if _, err := m.Stdin.Write(append(b, '\n')); err != nil {
+		m.t.Fatalf("writing to mcp-server: %v\n%s", err, m.Stderr)
 	}
 }
 
@@ -175,13 +175,13 @@ func (m *mcpRaw) call(method string, params any) map[string]any {
 		select {
 		case l, ok := <-m.lines:
 			if !ok {
-				m.t.Fatalf("mcp-server closed stdout\n%s", m.stderr)
+				m.t.Fatalf("mcp-server closed stdout\n%s", m.Stderr)
 			}
 			if l["id"] == id && l["method"] == nil {
 				return l
 			}
 		case <-timeout:
-			m.t.Fatalf("no answer to %s\n%s", method, m.stderr)
+			m.t.Fatalf("no answer to %s\n%s", method, m.Stderr)
 		}
 	}
 }

@@ -58,9 +58,9 @@ func TestExecRealModelNeedsPerWire(t *testing.T) {
 		{Reasoning: "check the tree first", Shell: "echo looked"},
 		{Text: "the picture is noise"},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	repo := filepath.Join(e.work, "repo")
+	dev := e.StartDev()
+	defer dev.Kill()
+	repo := filepath.Join(e.Work, "repo")
 	sub := filepath.Join(repo, "sub")
 	for p, text := range map[string]string{
 		filepath.Join(repo, ".git", "HEAD"): "ref: refs/heads/main\n",
@@ -87,25 +87,25 @@ func TestExecRealModelNeedsPerWire(t *testing.T) {
 		{"chat", "kimi-latest", nil, func(b64 string) []string {
 			return []string{`{"image_url":{"url":"data:image/png;base64,` + b64 + `"},"type":"image_url"}`}
 		}},
-		{"messages", "claude-sonnet-4-5", []string{"-c", fmt.Sprintf("model_providers.fake.base_url=%q", e.model.BaseURL())}, func(b64 string) []string {
+		{"messages", "claude-sonnet-4-5", []string{"-c", fmt.Sprintf("model_providers.fake.base_url=%q", e.Model.BaseURL())}, func(b64 string) []string {
 			return []string{`"source":{"data":"` + b64 + `","media_type":"image/png","type":"base64"}`}
 		}},
 	}
 	for i, c := range cases {
 		t.Run(c.wire, func(t *testing.T) {
-			e.model.Server.Reset()
-			pic := filepath.Join(e.work, fmt.Sprintf("pic-%s.png", c.wire))
+			e.Model.Server.Reset()
+			pic := filepath.Join(e.Work, fmt.Sprintf("pic-%s.png", c.wire))
 			b64 := noisePNG(t, pic, int64(i))
 			args := append([]string{"-c", fmt.Sprintf("model_providers.fake.wire_api=%q", c.wire), "-m", c.model,
 				"--skip-git-repo-check", "--image", pic}, c.extra...)
-			p := e.exec(append(args, "what is in the picture?")...)
-			if code := p.wait(2 * time.Minute); code != 0 {
-				t.Fatalf("exec exit %d\nstdout:\n%s\nstderr:\n%s", code, p.stdout, p.stderr)
+			p := e.Exec(append(args, "what is in the picture?")...)
+			if code := p.Wait(2 * time.Minute); code != 0 {
+				t.Fatalf("exec exit %d\nstdout:\n%s\nstderr:\n%s", code, p.Stdout, p.Stderr)
 			}
-			if !strings.Contains(p.stdout.String(), "the picture is noise") {
-				t.Fatalf("stdout:\n%s", p.stdout)
+			if !strings.Contains(p.Stdout.String(), "the picture is noise") {
+				t.Fatalf("stdout:\n%s", p.Stdout)
 			}
-			reqs := e.model.Server.Requests()
+			reqs := e.Model.Server.Requests()
 			if len(reqs) != 2 {
 				t.Fatalf("%d model requests", len(reqs))
 			}
@@ -126,27 +126,27 @@ func TestExecRealModelNeedsPerWire(t *testing.T) {
 		})
 	}
 	// Bad pictures are refused before anything is sent.
-	notPic := filepath.Join(e.work, "notes.png")
+	notPic := filepath.Join(e.Work, "notes.png")
 	if err := os.WriteFile(notPic, []byte("text\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.model.Server.Reset()
+	e.Model.Server.Reset()
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--image", filepath.Join(e.work, "missing.png")}, "no such file"},
+		{[]string{"--image", filepath.Join(e.Work, "missing.png")}, "no such file"},
 		{[]string{"--image", notPic}, "not a PNG, JPEG, GIF or WebP image"},
-		{[]string{"--image", filepath.Join(e.work, "pic-chat.png"), "-m", "gpt-3.5-turbo"}, "reads text only"},
+		{[]string{"--image", filepath.Join(e.Work, "pic-chat.png"), "-m", "gpt-3.5-turbo"}, "reads text only"},
 		{[]string{"-c", "model_reasoning_effort=extreme"}, "model_reasoning_effort"},
 		{[]string{"-c", "model_reasoning_effort=high", "-m", "gpt-4o"}, "does not reason"},
 	} {
-		p := e.exec(append(c.args, "look")...)
-		if code := p.wait(time.Minute); code != 2 || !strings.Contains(p.stderr.String(), c.want) {
-			t.Fatalf("exec %v: exit %d, stderr:\n%s", c.args, code, p.stderr)
+		p := e.Exec(append(c.args, "look")...)
+		if code := p.Wait(time.Minute); code != 2 || !strings.Contains(p.Stderr.String(), c.want) {
+			t.Fatalf("exec %v: exit %d, stderr:\n%s", c.args, code, p.Stderr)
 		}
 	}
-	if n := len(e.model.Server.Requests()); n != 0 {
+	if n := len(e.Model.Server.Requests()); n != 0 {
 		t.Fatalf("%d model requests for refused input", n)
 	}
 }
@@ -155,31 +155,31 @@ func TestExecRealModelNeedsPerWire(t *testing.T) {
 // names the AGENTS.md files a turn will read.
 func TestAppServerLocalImageAndInstructionSources(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "I see it"}}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	if err := os.MkdirAll(filepath.Join(e.work, ".git"), 0o755); err != nil {
+	dev := e.StartDev()
+	defer dev.Kill()
+	if err := os.MkdirAll(filepath.Join(e.Work, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.work, "AGENTS.md"), []byte("RULES\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Work, "AGENTS.md"), []byte("RULES\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b64 := noisePNG(t, filepath.Join(e.work, "shot.png"), 42)
-	a := e.appServer(loadSchema(t))
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never"})
-	if src, _ := res["instructionSources"].([]any); len(src) != 1 || src[0] != filepath.Join(e.work, "AGENTS.md") {
+	b64 := noisePNG(t, filepath.Join(e.Work, "shot.png"), 42)
+	a := e.AppServer(LoadSchema(t))
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never"})
+	if src, _ := res["instructionSources"].([]any); len(src) != 1 || src[0] != filepath.Join(e.Work, "AGENTS.md") {
 		t.Fatalf("instructionSources %v", res["instructionSources"])
 	}
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{
 		map[string]any{"type": "localImage", "path": "shot.png"},
 		map[string]any{"type": "text", "text": "what is this?"},
 	}})
-	notes := a.until("turn/completed", 90*time.Second)
-	if st := noteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
+	notes := a.Until("turn/completed", 90*time.Second)
+	if st := NoteParams(notes[len(notes)-1])["turn"].(map[string]any)["status"]; st != "completed" {
 		t.Fatalf("turn %v", st)
 	}
-	reqs := e.model.Server.Requests()
+	reqs := e.Model.Server.Requests()
 	if len(reqs) != 1 || !strings.Contains(canonical(t, reqs[0].Body), `"image_url":"data:image/png;base64,`+b64+`"`) {
 		t.Fatalf("the picture did not reach the model (%d requests)", len(reqs))
 	}
@@ -195,14 +195,14 @@ func TestAppServerStreamsReasoning(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
 		{Reasoning: thought, Text: "done thinking", ChunkDelayMs: 120},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	a := e.appServer(loadSchema(t))
-	a.handshake()
-	res, _ := a.call("thread/start", map[string]any{"cwd": e.work, "approvalPolicy": "never"})
+	dev := e.StartDev()
+	defer dev.Kill()
+	a := e.AppServer(LoadSchema(t))
+	a.Handshake()
+	res, _ := a.Call("thread/start", map[string]any{"cwd": e.Work, "approvalPolicy": "never"})
 	id := res["thread"].(map[string]any)["id"].(string)
-	a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "think first"}}})
-	notes := a.until("turn/completed", 90*time.Second)
+	a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "think first"}}})
+	notes := a.Until("turn/completed", 90*time.Second)
 	var itemID, streamed string
 	started, parts, completed := -1, 0, -1
 	for i, n := range notes {

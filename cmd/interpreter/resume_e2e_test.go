@@ -16,7 +16,7 @@ import (
 )
 
 // threadOf reads the thread id from exec's "thread ID · TURN" line.
-func threadOf(t *testing.T, stderr string) string {
+func ThreadOf(t *testing.T, stderr string) string {
 	t.Helper()
 	m := regexp.MustCompile(`thread (\S+) · `).FindStringSubmatch(stderr)
 	if m == nil {
@@ -42,24 +42,24 @@ func TestExecResumeFollowsTheRunningTurnThenRunsThePrompt(t *testing.T) {
 		}},
 		{Match: "next", Steps: []fakemodel.Step{{Text: "second turn done"}}},
 	}})
-	runs := filepath.Join(e.work, "runs.txt")
-	dev := e.startDev()
-	defer dev.kill()
-	first := e.exec("-c", "approval_policy=never", "run the long command")
-	first.waitFor(func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second, "the command to start")
-	thread := threadOf(t, first.stderr.String())
-	first.kill()
+	runs := filepath.Join(e.Work, "runs.txt")
+	dev := e.StartDev()
+	defer dev.Kill()
+	first := e.Exec("-c", "approval_policy=never", "run the long command")
+	first.WaitFor(func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second, "the command to start")
+	thread := ThreadOf(t, first.Stderr.String())
+	first.Kill()
 
-	resume := e.exec("resume", thread, "next")
-	resume.waitFor(func() bool { return strings.Contains(resume.stderr.String(), "following it to its end") }, 60*time.Second,
+	resume := e.Exec("resume", thread, "next")
+	resume.WaitFor(func() bool { return strings.Contains(resume.Stderr.String(), "following it to its end") }, 60*time.Second,
 		"exec resume to follow the running turn")
-	if err := os.WriteFile(filepath.Join(e.work, "release"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(e.Work, "release"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := resume.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec resume exited %d\nstdout:\n%s\nstderr:\n%s", code, resume.stdout, resume.stderr)
+	if code := resume.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec resume exited %d\nstdout:\n%s\nstderr:\n%s", code, resume.Stdout, resume.Stderr)
 	}
-	errOut := resume.stderr.String()
+	errOut := resume.Stderr.String()
 	for _, want := range []string{"$ echo start", "released-output", "agent: first turn done", "[turn completed", "agent: second turn done"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("exec resume did not show %q:\n%s", want, errOut)
@@ -68,10 +68,10 @@ func TestExecResumeFollowsTheRunningTurnThenRunsThePrompt(t *testing.T) {
 	if i, j := strings.Index(errOut, "first turn done"), strings.Index(errOut, "second turn done"); i < 0 || j < i {
 		t.Errorf("the turns are not shown in order:\n%s", errOut)
 	}
-	if got := resume.stdout.String(); got != "second turn done\n" {
+	if got := resume.Stdout.String(); got != "second turn done\n" {
 		t.Errorf("stdout %q, want the new turn's answer only", got)
 	}
-	reqs := e.model.Server.RequestsContaining("next")
+	reqs := e.Model.Server.RequestsContaining("next")
 	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "first turn done") {
 		t.Fatalf("the model was not asked the next prompt with the first turn's end (%d requests)", len(reqs))
 	}
@@ -88,38 +88,38 @@ func TestExecResumeAsksThePendingApprovalOnATerminal(t *testing.T) {
 		{DelayMs: 4000, Shell: "touch approved.txt"},
 		{Text: "done after the approval"},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("--json", "--approval-policy", "untrusted", "make the file")
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("--json", "--approval-policy", "untrusted", "make the file")
 	// The front end dies before the approval is asked (the model is slow).
-	waitUntil(t, func() bool { return e.model.Server.ArrivalsContaining("make the file") > 0 }, 60*time.Second,
-		"the model call", func() string { return run.stderr.String() })
-	thread := threadIDOf(t, jsonLines(t, run.stdout.String()))
-	run.kill()
-	waitUntil(t, func() bool {
+	WaitUntil(t, func() bool { return e.Model.Server.ArrivalsContaining("make the file") > 0 }, 60*time.Second,
+		"the model call", func() string { return run.Stderr.String() })
+	thread := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
+	run.Kill()
+	WaitUntil(t, func() bool {
 		code, out, _ := e.approveList(thread)
 		return code == 0 && strings.Contains(out, "touch approved.txt")
-	}, 60*time.Second, "the approval to be pending", func() string { return dev.stderr.String() })
+	}, 60*time.Second, "the approval to be pending", func() string { return dev.Stderr.String() })
 
-	master, tty := openPTY(t)
-	all := append([]string{"exec"}, e.config()...)
-	resume := e.startStdin(tty, append(all, "-c", "temporal.embedded=false", "resume", thread)...)
-	resume.waitFor(func() bool { return strings.Contains(resume.stderr.String(), "Approve item_0?") }, 60*time.Second,
+	master, tty := OpenPTY(t)
+	all := append([]string{"exec"}, e.Config()...)
+	resume := e.StartStdin(tty, append(all, "-c", "temporal.embedded=false", "resume", thread)...)
+	resume.WaitFor(func() bool { return strings.Contains(resume.Stderr.String(), "Approve item_0?") }, 60*time.Second,
 		"exec resume to ask the approval")
 	if _, err := master.Write([]byte("y\n")); err != nil {
 		t.Fatal(err)
 	}
-	if code := resume.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec resume exited %d\nstdout:\n%s\nstderr:\n%s", code, resume.stdout, resume.stderr)
+	if code := resume.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec resume exited %d\nstdout:\n%s\nstderr:\n%s", code, resume.Stdout, resume.Stderr)
 	}
-	if !exists(filepath.Join(e.work, "approved.txt")) {
+	if !exists(filepath.Join(e.Work, "approved.txt")) {
 		t.Fatal("the approved command did not run")
 	}
-	if got := resume.stdout.String(); got != "done after the approval\n" {
-		t.Fatalf("stdout %q\nstderr:\n%s", got, resume.stderr)
+	if got := resume.Stdout.String(); got != "done after the approval\n" {
+		t.Fatalf("stdout %q\nstderr:\n%s", got, resume.Stderr)
 	}
-	if strings.Contains(resume.stderr.String(), "reading the prompt") {
-		t.Fatalf("exec resume asked for a prompt although it only followed:\n%s", resume.stderr)
+	if strings.Contains(resume.Stderr.String(), "reading the prompt") {
+		t.Fatalf("exec resume asked for a prompt although it only followed:\n%s", resume.Stderr)
 	}
 }
 
@@ -130,25 +130,25 @@ func TestThreadsInterruptEndsTheRunningTurn(t *testing.T) {
 		{Shell: "echo start >> runs.txt; sleep 60"},
 		{Text: "never reached"},
 	}}}})
-	runs := filepath.Join(e.work, "runs.txt")
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("-c", "approval_policy=never", "--json", "run forever")
-	run.waitFor(func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second, "the command to start")
-	thread := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	runs := filepath.Join(e.Work, "runs.txt")
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("-c", "approval_policy=never", "--json", "run forever")
+	run.WaitFor(func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "start") }, 60*time.Second, "the command to start")
+	thread := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
 
 	code, out, errOut := e.threads("interrupt", thread)
 	if code != 0 || !strings.Contains(out, thread+"/turn-1: interrupted") {
 		t.Fatalf("threads interrupt: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if code := run.wait(60 * time.Second); code != 1 {
-		t.Fatalf("exec exited %d, want 1 (its turn was interrupted)\n%s", code, run.stdout)
+	if code := run.Wait(60 * time.Second); code != 1 {
+		t.Fatalf("exec exited %d, want 1 (its turn was interrupted)\n%s", code, run.Stdout)
 	}
-	evs := jsonLines(t, run.stdout.String())
+	evs := JSONLines(t, run.Stdout.String())
 	if last := evs[len(evs)-1]; last["type"] != "turn.failed" || !strings.Contains(last["error"].(map[string]any)["message"].(string), "interrupt") {
 		t.Fatalf("exec's last event %v, want turn.failed (interrupted)", last)
 	}
-	if len(e.model.Server.RequestsContaining("never reached")) > 0 {
+	if len(e.Model.Server.RequestsContaining("never reached")) > 0 {
 		t.Fatal("the turn went on after the interrupt")
 	}
 
@@ -164,30 +164,30 @@ func TestThreadsInterruptEndsTheRunningTurn(t *testing.T) {
 
 // approveList runs `interpreter approve THREAD` (the pending approvals).
 func (e *env) approveList(thread string) (int, string, string) {
-	p := e.start(append(append([]string{"approve"}, e.config()...), thread)...)
-	code := p.wait(60 * time.Second)
-	return code, p.stdout.String(), p.stderr.String()
+	p := e.Start(append(append([]string{"approve"}, e.Config()...), thread)...)
+	code := p.Wait(60 * time.Second)
+	return code, p.Stdout.String(), p.Stderr.String()
 }
 
 // startStdin is [env.start] with the given file as the process's stdin
 // (a terminal, say).
-func (e *env) startStdin(stdin *os.File, args ...string) *proc {
-	e.t.Helper()
-	p := &proc{t: e.t, cmd: exec.Command(binary, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Dir = e.work
-	p.cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.home, "OPENAI_API_KEY=")
-	p.cmd.Stdout, p.cmd.Stderr, p.cmd.Stdin = p.stdout, p.stderr, stdin
-	if err := p.cmd.Start(); err != nil {
-		e.t.Fatal(err)
+func (e *env) StartStdin(stdin *os.File, args ...string) *Proc {
+	e.T.Helper()
+	p := &Proc{T: e.T, Cmd: exec.Command(Binary, args...), Stdout: &SyncBuffer{}, Stderr: &SyncBuffer{}, Done: make(chan struct{})}
+	p.Cmd.Dir = e.Work
+	p.Cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+e.Home, "OPENAI_API_KEY=")
+	p.Cmd.Stdout, p.Cmd.Stderr, p.Cmd.Stdin = p.Stdout, p.Stderr, stdin
+	if err := p.Cmd.Start(); err != nil {
+		e.T.Fatal(err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	e.t.Cleanup(func() { p.kill() })
+	go func() { p.Err = p.Cmd.Wait(); close(p.Done) }()
+	e.T.Cleanup(func() { p.Kill() })
 	return p
 }
 
 // openPTY opens a pseudo-terminal: the master (the user's keyboard) and
 // the terminal a process reads.
-func openPTY(t *testing.T) (master, tty *os.File) {
+func OpenPTY(t *testing.T) (master, tty *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
 	if err != nil {

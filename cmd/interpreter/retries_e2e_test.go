@@ -31,22 +31,22 @@ func deadProvider(t *testing.T) []string {
 // error with willRetry false and a failed turn.
 func TestRetriesShowInEveryFrontEnd(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{{Text: "never"}}}}})
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 	dead := deadProvider(t)
 	const refused = "cannot reach provider dead: connection refused"
 
 	t.Run("exec", func(t *testing.T) {
-		p := e.exec(append(dead, "hello")...)
+		p := e.Exec(append(dead, "hello")...)
 		// The first retry line shows before the turn ends.
-		p.waitFor(func() bool {
-			return strings.Contains(p.stderr.String(), "retrying model call (attempt 2/3 in 1s): "+refused)
+		p.WaitFor(func() bool {
+			return strings.Contains(p.Stderr.String(), "retrying model call (attempt 2/3 in 1s): "+refused)
 		},
 			10*time.Second, "the first retry line")
-		if code := p.wait(60 * time.Second); code != 1 {
-			t.Fatalf("exit %d, want 1; stderr:\n%s", code, p.stderr)
+		if code := p.Wait(60 * time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1; stderr:\n%s", code, p.Stderr)
 		}
-		err := p.stderr.String()
+		err := p.Stderr.String()
 		for _, want := range []string{"retrying model call (attempt 3/3 in 2s): " + refused, refused + " (gave up after 3 attempts)"} {
 			if !strings.Contains(err, want) {
 				t.Fatalf("stderr lacks %q:\n%s", want, err)
@@ -55,13 +55,13 @@ func TestRetriesShowInEveryFrontEnd(t *testing.T) {
 	})
 
 	t.Run("exec --json", func(t *testing.T) {
-		p := e.exec(append(dead, "--json", "hello")...)
-		if code := p.wait(60 * time.Second); code != 1 {
-			t.Fatalf("exit %d, want 1; stderr:\n%s", code, p.stderr)
+		p := e.Exec(append(dead, "--json", "hello")...)
+		if code := p.Wait(60 * time.Second); code != 1 {
+			t.Fatalf("exit %d, want 1; stderr:\n%s", code, p.Stderr)
 		}
 		var errs []string
 		var failed map[string]any
-		for _, m := range jsonLines(t, p.stdout.String()) {
+		for _, m := range JSONLines(t, p.Stdout.String()) {
 			switch m["type"] {
 			case "error":
 				errs = append(errs, m["message"].(string))
@@ -79,20 +79,20 @@ func TestRetriesShowInEveryFrontEnd(t *testing.T) {
 	})
 
 	t.Run("app-server", func(t *testing.T) {
-		a := e.appServer(loadSchema(t), dead...) // every line is checked against the schema
-		a.handshake()
-		res, _ := a.call("thread/start", map[string]any{"approvalPolicy": "never", "cwd": e.work})
+		a := e.AppServer(LoadSchema(t), dead...) // every line is checked against the schema
+		a.Handshake()
+		res, _ := a.Call("thread/start", map[string]any{"approvalPolicy": "never", "cwd": e.Work})
 		id := res["thread"].(map[string]any)["id"].(string)
-		a.until("thread/started", 30*time.Second)
-		a.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "hello"}}})
-		notes := a.until("turn/completed", 60*time.Second)
+		a.Until("thread/started", 30*time.Second)
+		a.Call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "hello"}}})
+		notes := a.Until("turn/completed", 60*time.Second)
 		var retries []bool
 		var messages []string
 		for _, n := range notes {
 			if n["method"] != "error" {
 				continue
 			}
-			p := noteParams(n)
+			p := NoteParams(n)
 			retries = append(retries, p["willRetry"].(bool))
 			messages = append(messages, p["error"].(map[string]any)["message"].(string))
 		}
@@ -100,7 +100,7 @@ func TestRetriesShowInEveryFrontEnd(t *testing.T) {
 			b, _ := json.Marshal(notes)
 			t.Fatalf("error notifications %v %q\n%s", retries, messages, b)
 		}
-		turn := noteParams(notes[len(notes)-1])["turn"].(map[string]any)
+		turn := NoteParams(notes[len(notes)-1])["turn"].(map[string]any)
 		if turn["status"] != "failed" {
 			t.Fatalf("turn %v", turn)
 		}

@@ -33,10 +33,10 @@ func TestSkillsEndToEnd(t *testing.T) {
 		{Match: "alpha", Steps: []fakemodel.Step{{Text: "alpha done"}}},
 		{Match: "beta", Steps: []fakemodel.Step{{Text: "beta done"}}},
 	}})
-	if err := os.MkdirAll(filepath.Join(e.work, ".git"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.Work, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	skills := filepath.Join(e.work, ".agents", "skills")
+	skills := filepath.Join(e.Work, ".agents", "skills")
 	deploy := filepath.Join(skills, "deploy", "SKILL.md")
 	writeTestFile(t, deploy, "---\nname: deploy\ndescription: Ship the service to staging.\n---\nSteps.\n")
 	writeTestFile(t, filepath.Join(skills, "unknown-field", "SKILL.md"), "---\nname: unknown-field\ndescription: Bad yaml.\n---\n")
@@ -50,24 +50,24 @@ func TestSkillsEndToEnd(t *testing.T) {
 	writeTestFile(t, filepath.Join(skills, "too-many", "SKILL.md"), "---\nname: too-many\ndescription: Too many servers.\n---\n")
 	writeTestFile(t, filepath.Join(skills, "too-many", "agents", "openai.yaml"), many.String())
 
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("--json", "prompt alpha")
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("--json", "prompt alpha")
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.Stderr)
 	}
-	evs := jsonLines(t, run.stdout.String())
-	id := threadIDOf(t, evs)
-	body := e.requestWith("prompt alpha")
-	checkHistory(t, "the first system prompt", body,
+	evs := JSONLines(t, run.Stdout.String())
+	id := ThreadIDOf(t, evs)
+	body := e.RequestWith("prompt alpha")
+	CheckHistory(t, "the first system prompt", body,
 		"- deploy: Ship the service to staging. (file: "+deploy+")",
-		"- skill-creator: ", filepath.Join(e.home, "skills", "bundled", "skill-creator", "SKILL.md"),
+		"- skill-creator: ", filepath.Join(e.Home, "skills", "bundled", "skill-creator", "SKILL.md"),
 		"- code-review: ")
 	if strings.Contains(body, "unknown-field:") || strings.Contains(body, "too-many:") {
 		t.Error("a skipped skill is listed")
 	}
 	var errs []string
-	for _, it := range completedItems(evs) {
+	for _, it := range CompletedItems(evs) {
 		if it["type"] == "error" {
 			errs = append(errs, fmt.Sprint(it["message"]))
 		}
@@ -85,20 +85,20 @@ func TestSkillsEndToEnd(t *testing.T) {
 			t.Errorf("error items lack %q:\n%s", want, all)
 		}
 	}
-	if items := completedItems(evs); items[len(items)-1]["text"] != "alpha done" {
+	if items := CompletedItems(evs); items[len(items)-1]["text"] != "alpha done" {
 		t.Fatalf("final item %v", items[len(items)-1])
 	}
 
 	// Disabled in config.toml; dev is not restarted.
-	writeTestFile(t, filepath.Join(e.home, "config.toml"), fmt.Sprintf("[[skills.config]]\npath = %q\nenabled = false\n\n[skills.bundled]\nenabled = false\n", deploy))
-	run2 := e.exec("--json", "resume", id, "prompt beta")
-	if code := run2.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec resume exited %d: %s", code, run2.stderr)
+	writeTestFile(t, filepath.Join(e.Home, "config.toml"), fmt.Sprintf("[[skills.config]]\npath = %q\nenabled = false\n\n[skills.bundled]\nenabled = false\n", deploy))
+	run2 := e.Exec("--json", "resume", id, "prompt beta")
+	if code := run2.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec resume exited %d: %s", code, run2.Stderr)
 	}
-	if got := threadIDOf(t, jsonLines(t, run2.stdout.String())); got != id {
+	if got := ThreadIDOf(t, JSONLines(t, run2.Stdout.String())); got != id {
 		t.Fatalf("resumed thread %s, want %s", got, id)
 	}
-	body = e.requestWith("prompt beta")
+	body = e.RequestWith("prompt beta")
 	for _, gone := range []string{"(file: " + deploy + ")", "- skill-creator: ", "## Skills"} {
 		if strings.Contains(body, gone) {
 			t.Errorf("the second system prompt still has %q", gone)

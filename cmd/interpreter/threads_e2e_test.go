@@ -12,13 +12,13 @@ import (
 // threads runs `interpreter threads ARGS` against the env's dev server and
 // waits for it.
 func (e *env) threads(args ...string) (code int, stdout, stderr string) {
-	e.t.Helper()
+	e.T.Helper()
 	all := append([]string{"threads"}, args...)
-	all = append(all, e.config()...)
+	all = append(all, e.Config()...)
 	all = append(all, "-c", "temporal.embedded=false")
-	p := e.start(all...)
-	code = p.wait(60 * time.Second)
-	return code, p.stdout.String(), p.stderr.String()
+	p := e.Start(all...)
+	code = p.Wait(60 * time.Second)
+	return code, p.Stdout.String(), p.Stderr.String()
 }
 
 type listedThread struct {
@@ -31,10 +31,10 @@ type listedThread struct {
 
 // listThreads runs `threads list --json` with extra flags.
 func (e *env) listThreads(args ...string) []listedThread {
-	e.t.Helper()
+	e.T.Helper()
 	code, out, errOut := e.threads(append([]string{"list", "--json"}, args...)...)
 	if code != 0 {
-		e.t.Fatalf("threads list %v: exit %d: %s", args, code, errOut)
+		e.T.Fatalf("threads list %v: exit %d: %s", args, code, errOut)
 	}
 	var ts []listedThread
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -43,7 +43,7 @@ func (e *env) listThreads(args ...string) []listedThread {
 		}
 		var t listedThread
 		if err := json.Unmarshal([]byte(line), &t); err != nil {
-			e.t.Fatalf("threads list: not JSON: %q", line)
+			e.T.Fatalf("threads list: not JSON: %q", line)
 		}
 		ts = append(ts, t)
 	}
@@ -67,25 +67,25 @@ func TestThreadsCommands(t *testing.T) {
 		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo hello-threads"}, {Text: "first done"}}},
 		{Match: "beta", Steps: []fakemodel.Step{{DelayMs: 10000, Text: "second done"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("--json", "first prompt alpha")
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("--json", "first prompt alpha")
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.Stderr)
 	}
-	id := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	id := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
 
 	// Visibility is eventually consistent: wait for the finished turn's status.
 	var listed *listedThread
-	waitUntil(t, func() bool {
+	WaitUntil(t, func() bool {
 		listed = findThread(e.listThreads(), id)
 		return listed != nil && listed.Status == "completed"
 	}, 30*time.Second, "the thread to be listed as completed", func() string { return "" })
 	if listed.Title != "first prompt alpha" || !listed.Open {
 		t.Fatalf("listed thread %+v", listed)
 	}
-	if findThread(e.listThreads("--cwd", e.work), id) == nil {
-		t.Fatalf("--cwd %s does not list the thread", e.work)
+	if findThread(e.listThreads("--cwd", e.Work), id) == nil {
+		t.Fatalf("--cwd %s does not list the thread", e.Work)
 	}
 	if findThread(e.listThreads("--cwd", t.TempDir()), id) != nil {
 		t.Fatalf("--cwd of another directory lists the thread")
@@ -119,7 +119,7 @@ func TestThreadsCommands(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("threads events: exit %d: %s", code, errOut)
 	}
-	evs := jsonLines(t, out)
+	evs := JSONLines(t, out)
 	if len(evs) < 4 || evs[0]["type"] != "turn.started" || evs[len(evs)-1]["type"] != "turn.completed" {
 		t.Fatalf("events of turn 1: %v", evs)
 	}
@@ -131,39 +131,39 @@ func TestThreadsCommands(t *testing.T) {
 
 	// A second, slow turn (each command here starts a big binary, slow on a
 	// loaded machine): follow it, and archiving is refused meanwhile.
-	second := e.exec("--json", "resume", id, "second prompt beta")
-	second.waitFor(func() bool { return strings.Contains(second.stdout.String(), "turn.started") }, 60*time.Second,
+	second := e.Exec("--json", "resume", id, "second prompt beta")
+	second.WaitFor(func() bool { return strings.Contains(second.Stdout.String(), "turn.started") }, 60*time.Second,
 		"the second turn to start")
-	follow := e.start(append(append([]string{"threads", "events", "--follow", id}, e.config()...), "-c", "temporal.embedded=false")...)
+	follow := e.Start(append(append([]string{"threads", "events", "--follow", id}, e.Config()...), "-c", "temporal.embedded=false")...)
 	if code, out, errOut := e.threads("archive", id); code != 1 || !strings.Contains(errOut, "is running turn") {
 		t.Fatalf("archive of a running thread: exit %d: %s %s", code, out, errOut)
 	}
-	if code := follow.wait(60 * time.Second); code != 0 {
-		t.Fatalf("threads events --follow: exit %d: %s", code, follow.stderr)
+	if code := follow.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("threads events --follow: exit %d: %s", code, follow.Stderr)
 	}
-	fevs := jsonLines(t, follow.stdout.String())
+	fevs := JSONLines(t, follow.Stdout.String())
 	last := fevs[len(fevs)-1]
 	if last["type"] != "turn.completed" || last["turn_id"] != id+"/turn-2" {
 		t.Fatalf("--follow did not end with the second turn's end: %v", last)
 	}
-	if !strings.Contains(follow.stdout.String(), "second done") {
-		t.Fatalf("--follow missed the answer that came after it started:\n%s", follow.stdout)
+	if !strings.Contains(follow.Stdout.String(), "second done") {
+		t.Fatalf("--follow missed the answer that came after it started:\n%s", follow.Stdout)
 	}
-	if code := second.wait(60 * time.Second); code != 0 {
-		t.Fatalf("second turn: exit %d: %s", code, second.stderr)
+	if code := second.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("second turn: exit %d: %s", code, second.Stderr)
 	}
 
 	if code, out, errOut := e.threads("archive", id); code != 0 || !strings.Contains(out, "archived "+id) {
 		t.Fatalf("archive: exit %d: %s %s", code, out, errOut)
 	}
-	waitUntil(t, func() bool { return findThread(e.listThreads(), id) == nil }, 30*time.Second,
+	WaitUntil(t, func() bool { return findThread(e.listThreads(), id) == nil }, 30*time.Second,
 		"the archived thread to leave the list", func() string { return "" })
 	if a := findThread(e.listThreads("--status", "archived"), id); a == nil || a.Status != "archived" || a.Open {
 		t.Fatalf("--status archived: %+v", a)
 	}
-	resumed := e.exec("resume", id, "third prompt")
-	if code := resumed.wait(60 * time.Second); code != 1 || !strings.Contains(resumed.stderr.String(), "is archived") {
-		t.Fatalf("resume of an archived thread: exit %d: %s", code, resumed.stderr)
+	resumed := e.Exec("resume", id, "third prompt")
+	if code := resumed.Wait(60 * time.Second); code != 1 || !strings.Contains(resumed.Stderr.String(), "is archived") {
+		t.Fatalf("resume of an archived thread: exit %d: %s", code, resumed.Stderr)
 	}
 	code, out, errOut = e.threads("show", id)
 	if code != 0 || !strings.Contains(out, "· archived") || !strings.Contains(out, "turn 2 · completed") {
@@ -180,25 +180,25 @@ func TestThreadsCompact(t *testing.T) {
 		{Match: "alpha", Steps: []fakemodel.Step{{Shell: "echo turn-one-output"}, {Text: "first done"}}},
 		{Match: "beta", Steps: []fakemodel.Step{{Text: "second done"}}},
 	}})
-	dev := e.startDev()
-	defer dev.kill()
-	run := e.exec("--json", "-c", `compact_prompt="COMPACT-NOW: summarize"`, "first prompt alpha")
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	dev := e.StartDev()
+	defer dev.Kill()
+	run := e.Exec("--json", "-c", `compact_prompt="COMPACT-NOW: summarize"`, "first prompt alpha")
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.Stderr)
 	}
-	id := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	id := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
 	code, out, errOut := e.threads("compact", id)
 	if code != 0 || !strings.Contains(out, "compacted "+id) || !strings.Contains(out, "SUMMARY-XYZ") {
 		t.Fatalf("threads compact: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if asked := e.model.Server.RequestsContaining("COMPACT-NOW: summarize"); len(asked) != 1 {
+	if asked := e.Model.Server.RequestsContaining("COMPACT-NOW: summarize"); len(asked) != 1 {
 		t.Fatalf("%d compaction requests with the configured prompt, want 1", len(asked))
 	}
-	second := e.exec("--json", "resume", id, "second prompt beta")
-	if code := second.wait(60 * time.Second); code != 0 {
-		t.Fatalf("resume exited %d: %s", code, second.stderr)
+	second := e.Exec("--json", "resume", id, "second prompt beta")
+	if code := second.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("resume exited %d: %s", code, second.Stderr)
 	}
-	last, _ := e.model.Server.LastRequest()
+	last, _ := e.Model.Server.LastRequest()
 	body := string(last.Body)
 	if !strings.Contains(body, "SUMMARY-XYZ") || !strings.Contains(body, "first prompt alpha") || strings.Contains(body, "turn-one-output") {
 		t.Fatalf("the turn after compaction sent:\n%s", body)

@@ -102,22 +102,22 @@ func TestTracesExportedWithOtelConfig(t *testing.T) {
 		{Shell: "echo traced"}, {Text: "traced turn done"},
 	}}}})
 	otel := []string{"-c", "otel.endpoint=http://" + rcv.addr, "-c", "otel.protocol=grpc", "-c", "otel.service_name=e2e"}
-	dev := e.start(append(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.port)}, e.config()...), otel...)...)
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
-	defer dev.kill()
-	if !strings.Contains(dev.stdout.String(), "Traces:          OTLP to http://"+rcv.addr) {
-		t.Fatalf("dev does not say where traces go:\n%s", dev.stdout)
+	dev := e.Start(append(append([]string{"dev", "--headless", "--port", fmt.Sprint(e.Port)}, e.Config()...), otel...)...)
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	defer dev.Kill()
+	if !strings.Contains(dev.Stdout.String(), "Traces:          OTLP to http://"+rcv.addr) {
+		t.Fatalf("dev does not say where traces go:\n%s", dev.Stdout)
 	}
-	run := e.exec(append(otel, "--json", "trace this turn")...)
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d: %s", code, run.stderr)
+	run := e.Exec(append(otel, "--json", "trace this turn")...)
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d: %s", code, run.Stderr)
 	}
-	turnID := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
-	waitUntil(t, func() bool {
+	turnID := ThreadIDOf(t, JSONLines(t, run.Stdout.String())) + "/turn-1"
+	WaitUntil(t, func() bool {
 		return len(rcv.find("RunWorkflow:TurnWorkflow", "temporalWorkflowID", turnID)) > 0 &&
 			len(rcv.find("chat fake-model", "interpreter.turn_id", turnID)) == 2 &&
 			len(rcv.find("UpdateWithStartWorkflow:turn.start", "", "")) > 0
-	}, 30*time.Second, "the spans of the turn", func() string { return dev.stderr.String() + "\n" + rcv.dump() })
+	}, 30*time.Second, "the spans of the turn", func() string { return dev.Stderr.String() + "\n" + rcv.dump() })
 	wf := rcv.find("RunWorkflow:TurnWorkflow", "temporalWorkflowID", turnID)[0]
 	for _, s := range append(rcv.find("chat fake-model", "interpreter.turn_id", turnID), rcv.find("execute_tool shell", "", "")...) {
 		if s.trace != wf.trace {
@@ -127,8 +127,8 @@ func TestTracesExportedWithOtelConfig(t *testing.T) {
 			t.Fatalf("service.name %q, want e2e", s.service)
 		}
 	}
-	if strings.Contains(dev.stderr.String()+run.stderr.String(), "cannot export") {
-		t.Fatalf("export failed:\n%s\n%s", dev.stderr, run.stderr)
+	if strings.Contains(dev.Stderr.String()+run.Stderr.String(), "cannot export") {
+		t.Fatalf("export failed:\n%s\n%s", dev.Stderr, run.Stderr)
 	}
 }
 
@@ -146,21 +146,21 @@ func TestTracingEndpointDownKeepsWorking(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
 		{Shell: "echo one"}, {Shell: "echo two"}, {Text: "still fine"},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 	for i := range 2 {
-		run := e.exec("--json", fmt.Sprintf("turn %d", i))
-		if code := run.wait(60 * time.Second); code != 0 {
-			t.Fatalf("exec %d exited %d: %s", i, code, run.stderr)
+		run := e.Exec("--json", fmt.Sprintf("turn %d", i))
+		if code := run.Wait(60 * time.Second); code != 0 {
+			t.Fatalf("exec %d exited %d: %s", i, code, run.Stderr)
 		}
-		if n := strings.Count(run.stderr.String(), "cannot export traces"); n > 1 {
-			t.Fatalf("exec reported the dead endpoint %d times:\n%s", n, run.stderr)
+		if n := strings.Count(run.Stderr.String(), "cannot export traces"); n > 1 {
+			t.Fatalf("exec reported the dead endpoint %d times:\n%s", n, run.Stderr)
 		}
 	}
-	dev.waitFor(func() bool { return strings.Contains(dev.stderr.String(), "cannot export traces") }, 30*time.Second,
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stderr.String(), "cannot export traces") }, 30*time.Second,
 		"dev to report the dead endpoint")
 	time.Sleep(5 * time.Second) // more batches fail meanwhile
-	if n := strings.Count(dev.stderr.String(), "cannot export traces"); n != 1 {
-		t.Fatalf("dev reported the dead endpoint %d times:\n%s", n, dev.stderr)
+	if n := strings.Count(dev.Stderr.String(), "cannot export traces"); n != 1 {
+		t.Fatalf("dev reported the dead endpoint %d times:\n%s", n, dev.Stderr)
 	}
 }

@@ -18,22 +18,22 @@ func TestExecLinksToTheUIOnAnyPort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev := e.start(append([]string{"dev", "--port", fmt.Sprint(e.port), "--ui-port", fmt.Sprint(uiPort)}, e.config()...)...)
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
-	defer dev.kill()
+	dev := e.Start(append([]string{"dev", "--port", fmt.Sprint(e.Port), "--ui-port", fmt.Sprint(uiPort)}, e.Config()...)...)
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	defer dev.Kill()
 
-	run := e.exec("--json", "hello")
-	if code := run.wait(60 * time.Second); code != 0 {
-		t.Fatalf("exec: exit %d, %s", code, run.stderr)
+	run := e.Exec("--json", "hello")
+	if code := run.Wait(60 * time.Second); code != 0 {
+		t.Fatalf("exec: exit %d, %s", code, run.Stderr)
 	}
-	id := threadIDOf(t, jsonLines(t, run.stdout.String()))
+	id := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
 	want := fmt.Sprintf("watch this thread at http://127.0.0.1:%d/namespaces/default/workflows/%s", uiPort, id)
-	if !strings.Contains(run.stderr.String(), want) {
-		t.Fatalf("stderr %q\nwant it to say %q", run.stderr, want)
+	if !strings.Contains(run.Stderr.String(), want) {
+		t.Fatalf("stderr %q\nwant it to say %q", run.Stderr, want)
 	}
 
-	set := e.exec("-c", "temporal.ui_url=https://ui.example/", "--json", "hello")
-	if code := set.wait(60 * time.Second); code != 0 || !strings.Contains(set.stderr.String(), "watch this thread at https://ui.example/namespaces/default/workflows/") {
-		t.Fatalf("with temporal.ui_url: exit %d, stderr %q", code, set.stderr)
+	set := e.Exec("-c", "temporal.ui_url=https://ui.example/", "--json", "hello")
+	if code := set.Wait(60 * time.Second); code != 0 || !strings.Contains(set.Stderr.String(), "watch this thread at https://ui.example/namespaces/default/workflows/") {
+		t.Fatalf("with temporal.ui_url: exit %d, stderr %q", code, set.Stderr)
 	}
 }

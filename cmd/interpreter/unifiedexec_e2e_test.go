@@ -54,14 +54,14 @@ func TestUnifiedExecServerSession(t *testing.T) {
 		{ToolCalls: []fakemodel.ToolCall{uexecCall("write_stdin", map[string]any{"session_id": 1000, "chars": "\u0003", "yield_time_ms": 5000})}},
 		{Text: "server stopped"},
 	}}}})
-	dev := e.startDev()
-	defer dev.kill()
+	dev := e.StartDev()
+	defer dev.Kill()
 	// Inside the workspace-write sandbox, through the helper.
-	run := e.exec("-c", "approval_policy=never", "-c", "sandbox_mode=workspace-write", "run the server")
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.stderr)
+	run := e.Exec("-c", "approval_policy=never", "-c", "sandbox_mode=workspace-write", "run the server")
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.Stderr)
 	}
-	reqs := e.model.Server.Requests()
+	reqs := e.Model.Server.Requests()
 	last := string(reqs[len(reqs)-1].Body)
 	for _, want := range []string{"Process running with session ID 1000", "listening " + marker, "between",
 		"got:status", "Process exited with code 130"} {
@@ -69,12 +69,12 @@ func TestUnifiedExecServerSession(t *testing.T) {
 			t.Errorf("the model was not shown %q:\n%s", want, last)
 		}
 	}
-	if !strings.Contains(run.stdout.String(), "server stopped") {
-		t.Errorf("no final answer:\n%s", run.stdout)
+	if !strings.Contains(run.Stdout.String(), "server stopped") {
+		t.Errorf("no final answer:\n%s", run.Stdout)
 	}
 	for _, want := range []string{"[running · session 1000 · ", `[session 1000 ← "status\n"]`} {
-		if !strings.Contains(run.stderr.String(), want) {
-			t.Errorf("exec did not show %q:\n%s", want, run.stderr)
+		if !strings.Contains(run.Stderr.String(), want) {
+			t.Errorf("exec did not show %q:\n%s", want, run.Stderr)
 		}
 	}
 	if pids := serverPids(marker); len(pids) > 0 {
@@ -95,26 +95,26 @@ func TestUnifiedExecSessionEndsWithItsWorker(t *testing.T) {
 		{DelayMs: 3000, ToolCalls: []fakemodel.ToolCall{uexecCall("write_stdin", map[string]any{"session_id": 1000, "chars": "status\n"})}},
 		{Text: "the server is gone"},
 	}}}})
-	runs := filepath.Join(e.work, "runs.txt")
-	dev := e.startDev()
-	run := e.exec("-c", "approval_policy=never", "-c", "sandbox_mode=danger-full-access", "run the server")
+	runs := filepath.Join(e.Work, "runs.txt")
+	dev := e.StartDev()
+	run := e.Exec("-c", "approval_policy=never", "-c", "sandbox_mode=danger-full-access", "run the server")
 	// The request after the middle command carries its output.
-	run.waitFor(func() bool { return e.model.Server.ArrivalsContaining(`Output:\nbetween`) > 0 },
+	run.WaitFor(func() bool { return e.Model.Server.ArrivalsContaining(`Output:\nbetween`) > 0 },
 		60*time.Second, "the step after the middle command")
 	if len(serverPids(marker)) == 0 {
 		t.Fatal("the server is not running before the kill")
 	}
-	dev.kill()
-	waitUntil(t, func() bool { return len(serverPids(marker)) == 0 }, 10*time.Second, "the server to die with its worker",
+	dev.Kill()
+	WaitUntil(t, func() bool { return len(serverPids(marker)) == 0 }, 10*time.Second, "the server to die with its worker",
 		func() string { return "" })
-	dev2 := e.startDev()
-	defer dev2.kill()
-	if code := run.wait(120 * time.Second); code != 0 {
-		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.stderr)
+	dev2 := e.StartDev()
+	defer dev2.Kill()
+	if code := run.Wait(120 * time.Second); code != 0 {
+		t.Fatalf("exec exited %d\nstderr:\n%s", code, run.Stderr)
 	}
-	told := e.model.Server.RequestsContaining("session 1000 ended when its worker stopped")
+	told := e.Model.Server.RequestsContaining("session 1000 ended when its worker stopped")
 	if len(told) == 0 {
-		t.Fatalf("the model was not told the session ended; last request:\n%s", e.model.Server.Requests()[len(e.model.Server.Requests())-1].Body)
+		t.Fatalf("the model was not told the session ended; last request:\n%s", e.Model.Server.Requests()[len(e.Model.Server.Requests())-1].Body)
 	}
 	if !strings.Contains(string(told[0].Body), `Its last output was:\nlistening `+marker) {
 		t.Errorf("the report does not show the session's last output:\n%s", told[0].Body)
@@ -126,7 +126,7 @@ func TestUnifiedExecSessionEndsWithItsWorker(t *testing.T) {
 	if pids := serverPids(marker); len(pids) > 0 {
 		t.Errorf("a server runs after the restart: %v", pids)
 	}
-	if !strings.Contains(run.stdout.String(), "the server is gone") {
-		t.Errorf("the turn did not go on:\n%s", run.stdout)
+	if !strings.Contains(run.Stdout.String(), "the server is gone") {
+		t.Errorf("the turn did not go on:\n%s", run.Stdout)
 	}
 }

@@ -31,23 +31,23 @@ func TestWebUIShowsTheTurn(t *testing.T) {
 	const prompt = "tidy the ui fixtures"
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
 		{Shell: "echo ui-check"},
-		{ToolCalls: []fakemodel.ToolCall{call(`apply_patch`, `{"input":"*** Begin Patch\n*** Add File: note.txt\n+hello\n*** End Patch"}`)}},
+		{ToolCalls: []fakemodel.ToolCall{ToolCall(`apply_patch`, `{"input":"*** Begin Patch\n*** Add File: note.txt\n+hello\n*** End Patch"}`)}},
 		{Text: "Tidied."},
 	}}}})
 	uiPort, err := devserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev := e.start(append([]string{"dev", "--port", fmt.Sprint(e.port), "--ui-port", fmt.Sprint(uiPort)}, e.config()...)...)
-	dev.waitFor(func() bool { return strings.Contains(dev.stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
+	dev := e.Start(append([]string{"dev", "--port", fmt.Sprint(e.Port), "--ui-port", fmt.Sprint(uiPort)}, e.Config()...)...)
+	dev.WaitFor(func() bool { return strings.Contains(dev.Stdout.String(), "Ready.") }, 60*time.Second, "dev to be ready")
 
-	run := e.exec("--json", prompt)
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("exec: exit %d\nstdout:\n%s\nstderr:\n%s", code, run.stdout, run.stderr)
+	run := e.Exec("--json", prompt)
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("exec: exit %d\nstdout:\n%s\nstderr:\n%s", code, run.Stdout, run.Stderr)
 	}
-	m := regexp.MustCompile(`"thread_id":"([^"]+)"`).FindStringSubmatch(run.stdout.String())
+	m := regexp.MustCompile(`"thread_id":"([^"]+)"`).FindStringSubmatch(run.Stdout.String())
 	if m == nil {
-		t.Fatalf("no thread id in exec output:\n%s", run.stdout)
+		t.Fatalf("no thread id in exec output:\n%s", run.Stdout)
 	}
 	thread := m[1]
 

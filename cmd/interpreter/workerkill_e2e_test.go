@@ -28,12 +28,12 @@ type workerWorld struct {
 func newWorkerWorld(t *testing.T, script *fakemodel.Script) *workerWorld {
 	t.Helper()
 	e := newEnv(t, script)
-	srv, err := devserver.Start(devserver.Options{Ephemeral: true, Port: e.port, SearchAttributes: workflows.SearchAttributeTypes()})
+	srv, err := devserver.Start(devserver.Options{Ephemeral: true, Port: e.Port, SearchAttributes: workflows.SearchAttributeTypes()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger{}})
+	c, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: QuietLogger{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,22 +43,22 @@ func newWorkerWorld(t *testing.T, script *fakemodel.Script) *workerWorld {
 
 // worker starts `interpreter worker` and waits until it polls; it returns
 // the process and when it was ready.
-func (w *workerWorld) worker(environ ...string) (*proc, time.Time) {
-	w.t.Helper()
-	p := w.startWith(environ, append([]string{"worker"}, w.config()...)...)
-	p.waitFor(func() bool { return strings.Contains(p.stdout.String(), "Worker connected") }, 60*time.Second, "the worker to connect")
+func (w *workerWorld) worker(environ ...string) (*Proc, time.Time) {
+	w.T.Helper()
+	p := w.StartWith(environ, append([]string{"worker"}, w.Config()...)...)
+	p.WaitFor(func() bool { return strings.Contains(p.Stdout.String(), "Worker connected") }, 60*time.Second, "the worker to connect")
 	return p, time.Now()
 }
 
 // history reads a workflow's events.
 func (w *workerWorld) history(id string) []*historypb.HistoryEvent {
-	w.t.Helper()
+	w.T.Helper()
 	it := w.c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var out []*historypb.HistoryEvent
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
-			w.t.Fatal(err)
+			w.T.Fatal(err)
 		}
 		out = append(out, e)
 	}
@@ -99,8 +99,8 @@ func dumpHistory(evs []*historypb.HistoryEvent) string {
 // pendingStarted waits until a turn has a started activity of the given
 // type.
 func (w *workerWorld) pendingStarted(turnID, activityType string) {
-	w.t.Helper()
-	waitUntil(w.t, func() bool {
+	w.T.Helper()
+	WaitUntil(w.T, func() bool {
 		d, err := w.c.DescribeWorkflowExecution(context.Background(), turnID, "")
 		if err != nil {
 			return false
@@ -118,8 +118,8 @@ func (w *workerWorld) pendingStarted(turnID, activityType string) {
 // kill lands between tasks (a task the dead worker held waits out its
 // workflow task timeout: see the README).
 func (w *workerWorld) settled(id string) {
-	w.t.Helper()
-	waitUntil(w.t, func() bool {
+	w.T.Helper()
+	WaitUntil(w.T, func() bool {
 		d, err := w.c.DescribeWorkflowExecution(context.Background(), id, "")
 		return err == nil && d.GetPendingWorkflowTask() == nil
 	}, 60*time.Second, "no workflow task in flight on "+id, func() string { return dumpHistory(w.history(id)) })
@@ -167,7 +167,7 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	}})
 	wk, _ := w.worker()
 	restart := func() time.Time {
-		wk.kill()
+		wk.Kill()
 		var ready time.Time
 		wk, ready = w.worker()
 		return ready
@@ -188,14 +188,14 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	}
 
 	// Model call: killed while the handed-off call streams.
-	run := w.exec("--json", "model cell")
-	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
-	turn := threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
+	run := w.Exec("--json", "model cell")
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	turn := ThreadIDOf(t, JSONLines(t, run.Stdout.String())) + "/turn-1"
 	w.pendingStarted(turn, "CallModel")
 	w.settled(turn)
 	ready := restart()
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("model cell: exit %d\n%s", code, run.stderr)
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("model cell: exit %d\n%s", code, run.Stderr)
 	}
 	if ok, timedOut := reclaimed(w.history(turn), "CallModel"); !ok || timedOut > 0 {
 		t.Errorf("model call: the dead worker's call was not ended by the restarted worker (heartbeat timeouts: %d)", timedOut)
@@ -207,33 +207,33 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 	})
 
 	// Shell command: killed while it runs.
-	run = w.exec("--json", "-c", "approval_policy=never", "shell cell")
-	run.waitFor(func() bool { return strings.Contains(run.stdout.String(), "thread.started") }, 60*time.Second, "the thread")
-	turn = threadIDOf(t, jsonLines(t, run.stdout.String())) + "/turn-1"
+	run = w.Exec("--json", "-c", "approval_policy=never", "shell cell")
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	turn = ThreadIDOf(t, JSONLines(t, run.Stdout.String())) + "/turn-1"
 	w.pendingStarted(turn, "Exec")
 	w.settled(turn)
 	ready = restart()
-	if code := run.wait(90 * time.Second); code != 0 {
-		t.Fatalf("shell cell: exit %d\n%s", code, run.stderr)
+	if code := run.Wait(90 * time.Second); code != 0 {
+		t.Fatalf("shell cell: exit %d\n%s", code, run.Stderr)
 	}
 	if ok, timedOut := reclaimed(w.history(turn), "Exec"); !ok || timedOut > 0 {
 		t.Errorf("shell: the dead worker's command was not ended by the restarted worker (heartbeat timeouts: %d)", timedOut)
 	}
-	if !strings.Contains(run.stdout.String(), "was not run again") && !strings.Contains(run.stdout.String(), "interrupted") {
-		t.Errorf("shell: the command is not reported interrupted:\n%s", run.stdout)
+	if !strings.Contains(run.Stdout.String(), "was not run again") && !strings.Contains(run.Stdout.String(), "interrupted") {
+		t.Errorf("shell: the command is not reported interrupted:\n%s", run.Stdout)
 	}
-	if n := len(completedItems(jsonLines(t, run.stdout.String()))); n != 2 {
+	if n := len(CompletedItems(JSONLines(t, run.Stdout.String()))); n != 2 {
 		t.Errorf("shell: %d items, want the command and the answer", n)
 	}
 	report("shell", turn, ready, enumspb.EVENT_TYPE_ACTIVITY_TASK_FAILED, nil)
 
 	// Approval: decided right after the restart.
-	run = w.exec("--json", "--approval-policy", "untrusted", "approval cell")
-	waitUntil(t, func() bool { return w.model.Server.ArrivalsContaining("approval cell") > 0 }, 60*time.Second, "the model call", func() string { return run.stderr.String() })
-	thread := threadIDOf(t, jsonLines(t, run.stdout.String()))
-	run.kill()
+	run = w.Exec("--json", "--approval-policy", "untrusted", "approval cell")
+	WaitUntil(t, func() bool { return w.Model.Server.ArrivalsContaining("approval cell") > 0 }, 60*time.Second, "the model call", func() string { return run.Stderr.String() })
+	thread := ThreadIDOf(t, JSONLines(t, run.Stdout.String()))
+	run.Kill()
 	turn = thread + "/turn-1"
-	waitUntil(t, func() bool {
+	WaitUntil(t, func() bool {
 		p, err := threads.PendingApprovals(context.Background(), w.c, thread)
 		return err == nil && len(p) == 1
 	}, 60*time.Second, "the approval", func() string { return dumpHistory(w.history(turn)) })
