@@ -1,4 +1,4 @@
-package cli
+package config
 
 import (
 	"strings"
@@ -40,7 +40,7 @@ address = "h:1"
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, found, err := removeMCPTable(c.text, c.server)
+			out, found, err := RemoveMCPTable(c.text, c.server)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 					t.Fatalf("err = %v, want %q", err, c.wantErr)
