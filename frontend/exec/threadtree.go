@@ -1,4 +1,4 @@
-package cli
+package exec
 
 import (
 	"context"
@@ -6,13 +6,15 @@ import (
 	"io"
 	"strings"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// agentDetail is one sub-agent as `threads show` prints it: the parent's
+// AgentDetail is one sub-agent as `threads show` prints it: the parent's
 // record of it, and its own sub-agents under it.
-type agentDetail struct {
+type AgentDetail struct {
 	ThreadID string `json:"thread_id"`
 	Nickname string `json:"nickname,omitempty"`
 	Role     string `json:"role,omitempty"`
@@ -20,7 +22,7 @@ type agentDetail struct {
 	Status   string `json:"status"`
 	// Message is its last turn's final message or error.
 	Message string        `json:"message,omitempty"`
-	Agents  []agentDetail `json:"agents,omitempty"`
+	Agents  []AgentDetail `json:"agents,omitempty"`
 	// Error says why its own sub-agents could not be read.
 	Error string `json:"error,omitempty"`
 }
@@ -31,15 +33,15 @@ const maxAgentDepth = 8
 
 // agentTree reads a thread's sub-agents and, below each, its own: one
 // query per sub-agent.
-func agentTree(ctx context.Context, b *backend, agents []workflows.SubAgent, depth int) []agentDetail {
-	out := make([]agentDetail, 0, len(agents))
+func agentTree(ctx context.Context, c client.Client, agents []workflows.SubAgent, depth int) []AgentDetail {
+	out := make([]AgentDetail, 0, len(agents))
 	for _, a := range agents {
-		d := agentDetail{ThreadID: a.ID, Nickname: a.Nickname, Role: a.Role, Model: a.Model, Status: a.Status, Message: a.Message}
+		d := AgentDetail{ThreadID: a.ID, Nickname: a.Nickname, Role: a.Role, Model: a.Model, Status: a.Status, Message: a.Message}
 		if depth < maxAgentDepth {
-			if v, err := threads.Read(ctx, b.client, a.ID); err != nil {
+			if v, err := threads.Read(ctx, c, a.ID); err != nil {
 				d.Error = rootCause(err).Error()
 			} else if len(v.Agents) > 0 {
-				d.Agents = agentTree(ctx, b, v.Agents, depth+1)
+				d.Agents = agentTree(ctx, c, v.Agents, depth+1)
 			}
 		}
 		out = append(out, d)
@@ -48,7 +50,7 @@ func agentTree(ctx context.Context, b *backend, agents []workflows.SubAgent, dep
 }
 
 // printAgentTree writes the sub-agents, one line each, indented by depth.
-func printAgentTree(w io.Writer, agents []agentDetail, depth int) {
+func printAgentTree(w io.Writer, agents []AgentDetail, depth int) {
 	for _, a := range agents {
 		who := a.Nickname
 		if a.Role != "" {
