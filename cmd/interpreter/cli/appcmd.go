@@ -145,10 +145,10 @@ func (a *appSettings) Models() ([]appserver.ModelInfo, error) {
 	}
 	def := a.cfg.Model
 	if def == "" {
-		def = defaultModel(a.cfg.ModelProvider)
+		def = config.DefaultModel(a.cfg.ModelProvider)
 	}
 	models := []appserver.ModelInfo{{ID: def, DisplayName: def, Provider: orDefault(prov.Name, a.cfg.ModelProvider), IsDefault: true}}
-	if d := defaultModel(a.cfg.ModelProvider); d != def {
+	if d := config.DefaultModel(a.cfg.ModelProvider); d != def {
 		models = append(models, appserver.ModelInfo{ID: d, DisplayName: d, Provider: orDefault(prov.Name, a.cfg.ModelProvider)})
 	}
 	return models, nil
@@ -160,7 +160,7 @@ func (a *appSettings) Config() (map[string]any, error) {
 		"model_provider":  c.ModelProvider,
 		"approval_policy": orDefault(c.ApprovalPolicy, config.ApprovalOnRequest),
 		"sandbox_mode":    orDefault(c.SandboxMode, config.SandboxWorkspaceWrite),
-		"model":           orDefault(c.Model, defaultModel(c.ModelProvider)),
+		"model":           orDefault(c.Model, config.DefaultModel(c.ModelProvider)),
 		"harness":         orDefault(c.Harness, "codex"),
 		"max_steps":       c.MaxSteps,
 	}

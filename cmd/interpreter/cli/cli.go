@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
+
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 
 	"github.com/alecthomas/kong"
 

@@ -13,29 +13,6 @@ import (
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 )
 
-// mcpServers are the enabled servers of the config, as threads carry them.
-func mcpServers(cfg *config.Config) []mcpclient.Server {
-	var out []mcpclient.Server
-	for _, s := range cfg.MCPServerList() {
-		if s.Enabled {
-			out = append(out, s.Server)
-		}
-	}
-	return out
-}
-
-// mcpEnv are the env values of the config's servers, for this process's
-// worker: threads carry only their names.
-func mcpEnv(cfg *config.Config) map[string]map[string]string {
-	env := map[string]map[string]string{}
-	for _, s := range cfg.MCPServerList() {
-		if len(s.EnvValues) > 0 {
-			env[s.Name] = s.EnvValues
-		}
-	}
-	return env
-}
-
 // McpCmd groups the commands that manage external MCP servers.
 type McpCmd struct {
 	Add    McpAddCmd    `cmd:"" help:"Add an MCP server to config.toml: add NAME -- COMMAND ARGS... (stdio) or add NAME --url URL (streamable HTTP)."`
@@ -184,7 +161,7 @@ func (m *McpListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	list := probeMCP(ctx, cfg.MCPServerList(), mcpEnv(cfg))
+	list := probeMCP(ctx, cfg.MCPServerList(), cfg.MCPEnv())
 	if m.JSON {
 		return json.NewEncoder(stdio.Out).Encode(list)
 	}
@@ -240,7 +217,7 @@ func (m *McpGetCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if len(found) == 0 {
 		return exitf(1, "no MCP server named %q (see `interpreter mcp list`)", m.Name)
 	}
-	s := probeMCP(ctx, found, mcpEnv(cfg))[0]
+	s := probeMCP(ctx, found, cfg.MCPEnv())[0]
 	if m.JSON {
 		return json.NewEncoder(stdio.Out).Encode(s)
 	}
