@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -17,25 +16,14 @@ import (
 var Binary string
 
 // Main is a suite's TestMain: it builds the binary, then runs the tests.
-// `go test ./...` runs packages side by side; the suites take turns (a
-// lock file in the temp dir), so that at most one of them loads the
-// machine with servers, workers and clients at a time, as when they were
-// one package.
+// Suites share nothing on disk or on fixed ports (each test has its own
+// temp dirs and free ports), so `go test ./...` may run them side by side
+// like any packages (-p, one per core by default).
 func Main(m *testing.M) {
 	os.Exit(run(m))
 }
 
 func run(m *testing.M) int {
-	lock, err := os.OpenFile(filepath.Join(os.TempDir(), "interpreter-e2e.lock"), os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		fmt.Fprintln(os.Stderr, "waiting for the other end-to-end suites:", err)
-		return 1
-	}
 	dir, err := os.MkdirTemp("", "interpreter-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
