@@ -82,6 +82,7 @@ func (e *Env) Config() []string {
 	}
 }
 
+// Start runs the binary with args in this env's home and working directory.
 func (e *Env) Start(args ...string) *Proc {
 	e.T.Helper()
 	return e.StartWith(nil, args...)
@@ -118,6 +119,7 @@ func (e *Env) Exec(args ...string) *Proc {
 	return e.Start(append(all, args...)...)
 }
 
+// Kill SIGKILLs the process and waits for it to be reaped.
 func (p *Proc) Kill() {
 	if p.Cmd.Process != nil {
 		_ = p.Cmd.Process.Signal(syscall.SIGKILL)
@@ -125,6 +127,8 @@ func (p *Proc) Kill() {
 	<-p.Done
 }
 
+// Wait waits for the process to exit (failing the test after timeout) and
+// returns its exit code.
 func (p *Proc) Wait(timeout time.Duration) int {
 	p.T.Helper()
 	select {
@@ -156,6 +160,8 @@ func (p *Proc) WaitFor(cond func() bool, timeout time.Duration, what string) {
 	}
 }
 
+// WaitUntil polls cond until it holds, failing t after timeout with what
+// and diag().
 func WaitUntil(t *testing.T, cond func() bool, timeout time.Duration, what string, diag func() string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -199,6 +205,7 @@ type Piped struct {
 	Done   chan struct{}
 }
 
+// StartPiped starts a [Piped] process of the binary.
 func (e *Env) StartPiped(args []string, line func([]byte), closed func()) *Piped {
 	e.T.Helper()
 	p := &Piped{Cmd: exec.Command(Binary, args...), Stderr: &SyncBuffer{}, Done: make(chan struct{})}
@@ -232,6 +239,7 @@ func (e *Env) StartPiped(args []string, line func([]byte), closed func()) *Piped
 	return p
 }
 
+// Kill SIGKILLs the process and waits for it to be reaped.
 func (p *Piped) Kill() {
 	_ = p.Cmd.Process.Signal(syscall.SIGKILL)
 	<-p.Done
