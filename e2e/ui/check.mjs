@@ -1,6 +1,6 @@
 // Looks at the Temporal Web UI of `interpreter dev` in headless Chromium and
 // checks what it shows of one thread and its first turn. Driven by
-// cmd/interpreter/webui_e2e_test.go; one JSON argument:
+// e2e/webui/webui_test.go; one JSON argument:
 //
 //   {"ui": "http://127.0.0.1:8233", "namespace": "default",
 //    "chromium": "/usr/bin/chromium", "shots": "/tmp/dir",

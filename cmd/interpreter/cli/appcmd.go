@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -97,7 +94,7 @@ func (a *appSettings) Resolve(s appserver.ThreadSettings) (workflows.ThreadConfi
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		lit, err := tomlLiteral(s.Config[k])
+		lit, err := config.TOMLLiteral(s.Config[k])
 		if err != nil {
 			return workflows.ThreadConfig{}, &appserver.SettingsError{Err: fmt.Errorf("config.%s: %v", k, err)}
 		}
@@ -145,10 +142,10 @@ func (a *appSettings) Models() ([]appserver.ModelInfo, error) {
 	}
 	def := a.cfg.Model
 	if def == "" {
-		def = defaultModel(a.cfg.ModelProvider)
+		def = config.DefaultModel(a.cfg.ModelProvider)
 	}
 	models := []appserver.ModelInfo{{ID: def, DisplayName: def, Provider: orDefault(prov.Name, a.cfg.ModelProvider), IsDefault: true}}
-	if d := defaultModel(a.cfg.ModelProvider); d != def {
+	if d := config.DefaultModel(a.cfg.ModelProvider); d != def {
 		models = append(models, appserver.ModelInfo{ID: d, DisplayName: d, Provider: orDefault(prov.Name, a.cfg.ModelProvider)})
 	}
 	return models, nil
@@ -160,7 +157,7 @@ func (a *appSettings) Config() (map[string]any, error) {
 		"model_provider":  c.ModelProvider,
 		"approval_policy": orDefault(c.ApprovalPolicy, config.ApprovalOnRequest),
 		"sandbox_mode":    orDefault(c.SandboxMode, config.SandboxWorkspaceWrite),
-		"model":           orDefault(c.Model, defaultModel(c.ModelProvider)),
+		"model":           orDefault(c.Model, config.DefaultModel(c.ModelProvider)),
 		"harness":         orDefault(c.Harness, "codex"),
 		"max_steps":       c.MaxSteps,
 	}
@@ -168,47 +165,6 @@ func (a *appSettings) Config() (map[string]any, error) {
 		out["turn_timeout"] = c.TurnTimeout.Duration.String()
 	}
 	return out, nil
-}
-
-// tomlLiteral writes a JSON value (the protocol's `config` values) as a
-// TOML literal for a config override.
-func tomlLiteral(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		b, _ := json.Marshal(x) // JSON string escapes are valid TOML escapes
-		return string(b), nil
-	case bool, float64, json.Number:
-		return fmt.Sprint(x), nil
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			s, err := tomlLiteral(e)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, s)
-		}
-		return "[" + strings.Join(parts, ", ") + "]", nil
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, 0, len(x))
-		for _, k := range keys {
-			s, err := tomlLiteral(x[k])
-			if err != nil {
-				return "", err
-			}
-			kb, _ := json.Marshal(k)
-			parts = append(parts, string(kb)+" = "+s)
-		}
-		return "{" + strings.Join(parts, ", ") + "}", nil
-	case nil:
-		return "", errors.New("null is not a config value")
-	}
-	return "", fmt.Errorf("unsupported value %v", v)
 }
 
 // InstructionSources are the instructions files a turn of tc would read,

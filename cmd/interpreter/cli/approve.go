@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"strings"
+
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"

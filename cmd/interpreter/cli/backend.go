@@ -208,10 +208,10 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		}
 		return c.SkillSettings(), nil
 	}
-	acts.MCPEnv = mcpEnv(cfg)
+	acts.MCPEnv = cfg.MCPEnv()
 	acts.NoShellSnapshot = !cfg.ShellSnapshots()
 	acts.Warn = func(msg string) { fmt.Fprintf(os.Stderr, "interpreter: warning: %s\n", msg) }
-	mem, err := memoryOptions(cfg)
+	mem, err := cfg.MemorySettings()
 	if err != nil {
 		return exitf(2, "%v", err)
 	}

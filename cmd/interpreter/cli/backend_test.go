@@ -2,8 +2,6 @@ package cli
 
 import (
 	"testing"
-
-	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 func TestLoopbackAddresses(t *testing.T) {
@@ -20,22 +18,6 @@ func TestLoopbackAddresses(t *testing.T) {
 	} {
 		if got := loopback(addr); got != want {
 			t.Errorf("loopback(%q) = %v, want %v", addr, got, want)
-		}
-	}
-}
-
-func TestModelCallsFromConfig(t *testing.T) {
-	yes, no := true, false
-	for _, tc := range []struct {
-		local *bool
-		want  string
-	}{
-		{nil, workflows.ModelCallsAuto},
-		{&yes, workflows.ModelCallsLocal},
-		{&no, workflows.ModelCallsActivity},
-	} {
-		if got := modelCalls(tc.local); got != tc.want {
-			t.Errorf("modelCalls(%v) = %q, want %q", tc.local, got, tc.want)
 		}
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"io"
 	"os"
 	"os/signal"
 	"sync"
 	"syscall"
+
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 
 	"github.com/alecthomas/kong"
 
@@ -52,6 +53,8 @@ func exitf(code int, format string, args ...any) error {
 
 type root struct {
 	Globals
+	ShowVersion kong.VersionFlag `name:"version" help:"Print the version (the release and the build's commit)."`
+
 	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
 	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
 	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
@@ -70,18 +73,6 @@ type root struct {
 	Sandbox   SandboxCmd   `cmd:"" hidden:"" help:"Run a command inside the sandbox (used by workers)."`
 }
 
-// Version is set at build time.
-var Version = "0.1.0-dev"
-
-// VersionCmd prints the version.
-type VersionCmd struct{}
-
-// Run prints the version.
-func (VersionCmd) Run(io Stdio) error {
-	fmt.Fprintf(io.Out, "interpreter %s\n", Version)
-	return nil
-}
-
 // Run parses args and runs the command; it returns the exit code.
 func Run(args []string, stdio Stdio) int {
 	var r root
@@ -92,6 +83,7 @@ func Run(args []string, stdio Stdio) int {
 		kong.Writers(stdio.Out, stdio.Err),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),
+		kong.Vars{"version": versionLine()},
 	)
 	if err != nil {
 		fmt.Fprintf(stdio.Err, "interpreter: %v\n", err)

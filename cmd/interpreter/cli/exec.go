@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -17,8 +16,6 @@ import (
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
-	"github.com/interpreter-dev/interpreter/harness/codex"
-	"github.com/interpreter-dev/interpreter/sandbox"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -125,8 +122,8 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	if err := addWritableRoots(&tc, e.AddDirs); err != nil {
-		return err
+	if err := config.AddWritableRoots(&tc, e.AddDirs); err != nil {
+		return exitf(2, "%v", err)
 	}
 	var schemaNote string
 	if e.OutputSchema != "" {
@@ -181,133 +178,6 @@ func (e *ExecCmd) announce(cfg *config.Config, b *backend, stdio Stdio, threadID
 	}
 }
 
-func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error) {
-	prov, err := cfg.Provider(cfg.ModelProvider)
-	if err != nil {
-		return workflows.ThreadConfig{}, exitf(2, "%v", err)
-	}
-	model := cfg.Model
-	if model == "" {
-		model = defaultModel(cfg.ModelProvider)
-	}
-	if cd == "" {
-		cd = "."
-	}
-	cwd, err := filepath.Abs(cd)
-	if err != nil {
-		return workflows.ThreadConfig{}, exitf(2, "bad --cd: %v", err)
-	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return workflows.ThreadConfig{}, exitf(2, "working directory %s does not exist", cwd)
-	}
-	// The harness is settled before anything is sent: an explicit one must
-	// fit the provider's wire API; without one, the model family decides.
-	route, err := harness.Choose(cfg.Harness, prov.WireAPI, cfg.ModelProvider, prov.BaseURL, model)
-	if err != nil {
-		return workflows.ThreadConfig{}, exitf(2, "%v", err)
-	}
-	harnessName := route.Harness.Info().Name
-	if harnessName == codex.Name && !cfg.UnifiedExec() {
-		harnessName = codex.ShellName
-	}
-	if err := cfg.Reasoning().CheckModel(model); err != nil {
-		return workflows.ThreadConfig{}, exitf(2, "%v", err)
-	}
-	mem, err := memoryOptions(cfg)
-	if err != nil {
-		return workflows.ThreadConfig{}, exitf(2, "%v", err)
-	}
-	compactPrompt := cfg.CompactPrompt
-	if cfg.CompactPromptFile != "" {
-		b, err := os.ReadFile(cfg.CompactPromptFile)
-		if err != nil {
-			return workflows.ThreadConfig{}, exitf(2, "reading experimental_compact_prompt_file: %v", err)
-		}
-		compactPrompt = string(b)
-	}
-	headers := map[string]string{}
-	for k, v := range prov.HTTPHeaders {
-		headers[k] = v
-	}
-	tc := workflows.ThreadConfig{
-		Model: model,
-		Provider: activities.ProviderSpec{ID: cfg.ModelProvider, Name: prov.Name, BaseURL: prov.BaseURL,
-			WireAPI: prov.WireAPI, EnvKey: prov.EnvKey, Headers: headers,
-			RequestMaxRetries: prov.RequestMaxRetries, StreamMaxRetries: prov.StreamMaxRetries,
-			StreamIdleTimeoutMs: idleTimeoutMs(prov.StreamIdleTimeoutMs)},
-		Harness: harnessName, NoHarnessGuidance: cfg.HarnessGuidance != nil && !*cfg.HarnessGuidance, Cwd: cwd, SandboxMode: cfg.SandboxMode, ApprovalPolicy: cfg.ApprovalPolicy,
-		ImagesSupported: cfg.ModelSupportsImages,
-		Reasoning:       cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
-		ProjectDocFallbacks: cfg.ProjectDocFallbackFilenames,
-		MaxSteps:            cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
-		HostWait:     cfg.Temporal.HostWait.Duration,
-		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
-		ModelCalls:      modelCalls(cfg.Temporal.LocalModelCalls),
-		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
-		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
-		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
-		ContextWindow: cfg.ModelContextWindow, AutoCompactTokenLimit: cfg.ModelAutoCompactTokenLimit,
-		CompactPrompt: compactPrompt, Memories: mem.Enabled, MemoryIdle: mem.IdleAfter,
-		MCPServers: mcpServers(cfg),
-	}
-	env := cfg.ShellEnvironment
-	if env.IgnoreDefaultExcludes || len(env.Exclude)+len(env.IncludeOnly)+len(env.Allow) > 0 {
-		tc.EnvPolicy = &sandbox.EnvPolicy{IgnoreDefaultExcludes: env.IgnoreDefaultExcludes,
-			Exclude: env.Exclude, IncludeOnly: env.IncludeOnly, Allow: env.Allow}
-	}
-	if err := addWritableRoots(&tc, cfg.WorkspaceWrite.WritableRoots); err != nil {
-		return workflows.ThreadConfig{}, err
-	}
-	if cfg.MultiAgent() && offersAgents(harnessName) {
-		a := cfg.Agents
-		tc.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: a.MaxThreads, MaxDepth: a.MaxDepth,
-			JobRuntime: time.Duration(a.JobMaxRuntimeSeconds) * time.Second, Models: a.Models}
-	}
-	return tc, nil
-}
-
-// offersAgents tells whether a harness has sub-agent tools: Codex's, or
-// its CLI's own (claude-code's Task, kimi-cli's Agent).
-func offersAgents(name string) bool {
-	if name == codex.Name || name == codex.ShellName {
-		return true
-	}
-	h, err := harness.Lookup(name)
-	if err != nil {
-		return false
-	}
-	_, ok := h.(harness.AgentRunner)
-	return ok
-}
-
-// addWritableRoots checks and adds extra writable roots: each must be an
-// existing directory (a typo must not silently change the sandbox).
-func addWritableRoots(tc *workflows.ThreadConfig, dirs []string) error {
-	for _, d := range dirs {
-		abs, err := filepath.Abs(config.ExpandHome(d))
-		if err != nil {
-			return exitf(2, "writable root %q: %v", d, err)
-		}
-		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-			return exitf(2, "writable root %s does not exist or is not a directory (sandbox_workspace_write.writable_roots / --add-dir)", abs)
-		}
-		tc.WritableRoots = append(tc.WritableRoots, abs)
-	}
-	return nil
-}
-
-func defaultModel(provider string) string {
-	switch provider {
-	case "demo":
-		return "demo"
-	case "oss":
-		return "gpt-oss:20b"
-	case "anthropic":
-		return "claude-sonnet-4-5"
-	}
-	return "gpt-5.1"
-}
-
 func orDefault(s, d string) string {
 	if s == "" {
 		return d
@@ -323,31 +193,6 @@ func rootCause(err error) error {
 		}
 		err = u
 	}
-}
-
-// modelCalls maps temporal.local_model_calls to how turns run model calls:
-// unset, in the workflow task for a short budget, then handed off; false,
-// always as regular activities; true, always as local activities.
-func modelCalls(local *bool) string {
-	switch {
-	case local == nil:
-		return workflows.ModelCallsAuto
-	case *local:
-		return workflows.ModelCallsLocal
-	}
-	return workflows.ModelCallsActivity
-}
-
-// projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:
-// unset is the default (0), and 0 reads no project files (-1).
-func projectDocMaxBytes(v *int) int {
-	switch {
-	case v == nil:
-		return 0
-	case *v == 0:
-		return -1
-	}
-	return *v
 }
 
 // attachImages checks the --image files here, before anything is sent:
@@ -400,11 +245,12 @@ func missingKey(tc workflows.ThreadConfig) error {
 	return exitf(1, "%s", activities.MissingKeyMessage(p))
 }
 
-// idleTimeoutMs is stream_idle_timeout_ms as the provider spec carries it
-// (0: the default).
-func idleTimeoutMs(ms *int) int64 {
-	if ms == nil || *ms <= 0 {
-		return 0
+// threadConfig is the configuration's settings for a thread working in cd
+// (exit 2 when they are wrong).
+func threadConfig(cfg *config.Config, cd string) (workflows.ThreadConfig, error) {
+	tc, err := cfg.ThreadConfig(cd)
+	if err != nil {
+		return tc, exitf(2, "%v", err)
 	}
-	return int64(*ms)
+	return tc, nil
 }

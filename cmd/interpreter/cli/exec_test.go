@@ -1,13 +1,14 @@
 package cli
 
 import (
-	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
 
 	"golang.org/x/sys/unix"
 )

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
 )
@@ -80,7 +81,7 @@ func (c *HarnessShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 		if env.Model == "" {
 			env.Model = cfg.Model
 			if env.Model == "" {
-				env.Model = defaultModel(cfg.ModelProvider)
+				env.Model = config.DefaultModel(cfg.ModelProvider)
 			}
 		}
 	}

@@ -3,45 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/pelletier/go-toml/v2"
-
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 )
-
-// mcpServers are the enabled servers of the config, as threads carry them.
-func mcpServers(cfg *config.Config) []mcpclient.Server {
-	var out []mcpclient.Server
-	for _, s := range cfg.MCPServerList() {
-		if s.Enabled {
-			out = append(out, s.Server)
-		}
-	}
-	return out
-}
-
-// mcpEnv are the env values of the config's servers, for this process's
-// worker: threads carry only their names.
-func mcpEnv(cfg *config.Config) map[string]map[string]string {
-	env := map[string]map[string]string{}
-	for _, s := range cfg.MCPServerList() {
-		if len(s.EnvValues) > 0 {
-			env[s.Name] = s.EnvValues
-		}
-	}
-	return env
-}
 
 // McpCmd groups the commands that manage external MCP servers.
 type McpCmd struct {
@@ -63,75 +33,23 @@ type McpAddCmd struct {
 
 // Run adds the server, replacing one of the same name.
 func (m *McpAddCmd) Run(g *Globals, stdio Stdio) error {
-	if !config.ValidMCPName(m.Name) {
-		return exitf(2, "invalid MCP server name %q: use letters, digits, '_' and '-'", m.Name)
-	}
 	cmd := m.Command
 	if len(cmd) > 0 && cmd[0] == "--" {
 		cmd = cmd[1:]
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "[mcp_servers.%s]\n", m.Name)
-	switch {
-	case m.URL != "" && len(cmd) > 0:
-		return exitf(2, "mcp add %s: give either --url or a command after --, not both", m.Name)
-	case m.URL != "":
-		if len(m.Env) > 0 {
-			return exitf(2, "mcp add %s: --env is for stdio servers; a streamable HTTP server takes --bearer-token-env-var", m.Name)
-		}
-		fmt.Fprintf(&b, "url = %s\n", tomlString(m.URL))
-		if m.BearerTokenEnvVar != "" {
-			fmt.Fprintf(&b, "bearer_token_env_var = %s\n", tomlString(m.BearerTokenEnvVar))
-		}
-	case len(cmd) > 0:
-		if m.BearerTokenEnvVar != "" {
-			return exitf(2, "mcp add %s: --bearer-token-env-var is for streamable HTTP servers (--url)", m.Name)
-		}
-		fmt.Fprintf(&b, "command = %s\n", tomlString(cmd[0]))
-		if len(cmd) > 1 {
-			args := make([]string, len(cmd)-1)
-			for i, a := range cmd[1:] {
-				args[i] = tomlString(a)
-			}
-			fmt.Fprintf(&b, "args = [%s]\n", strings.Join(args, ", "))
-		}
-		if len(m.Env) > 0 {
-			var kv []string
-			for _, e := range m.Env {
-				k, v, ok := strings.Cut(e, "=")
-				if !ok || k == "" {
-					return exitf(2, "mcp add %s: --env %q: want KEY=VALUE", m.Name, e)
-				}
-				kv = append(kv, tomlString(k)+" = "+tomlString(v))
-			}
-			fmt.Fprintf(&b, "env = { %s }\n", strings.Join(kv, ", "))
-		}
-	default:
-		return exitf(2, "mcp add %s: give the command after -- (mcp add %s -- npx -y some-server) or --url URL", m.Name, m.Name)
-	}
-	if m.Required {
-		b.WriteString("required = true\n")
-	}
-	path, err := mcpConfigPath(g)
+	table, err := config.MCPAdd{Name: m.Name, Command: cmd, URL: m.URL, BearerTokenEnvVar: m.BearerTokenEnvVar, Env: m.Env, Required: m.Required}.Table()
 	if err != nil {
-		return err
+		return exitf(2, "%v", err)
 	}
-	text, err := readConfigText(path)
-	if err != nil {
-		return err
-	}
-	text, _, err = removeMCPTable(text, m.Name)
+	path := config.Path(g.Home)
+	text, err := config.ReadText(path)
 	if err != nil {
 		return exitf(1, "%v", err)
 	}
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	if text, err = config.AddMCPTable(text, m.Name, table); err != nil {
+		return exitf(1, "%v", err)
 	}
-	if text != "" {
-		text += "\n"
-	}
-	text += b.String()
-	if err := writeConfigText(g, path, text); err != nil {
+	if err := g.writeConfig(path, text); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdio.Out, "Added MCP server %s to %s\n", m.Name, path)
@@ -152,22 +70,19 @@ type McpRemoveCmd struct {
 
 // Run removes the server's table (and its sub-tables) from config.toml.
 func (m *McpRemoveCmd) Run(g *Globals, stdio Stdio) error {
-	path, err := mcpConfigPath(g)
+	path := config.Path(g.Home)
+	text, err := config.ReadText(path)
 	if err != nil {
-		return err
+		return exitf(1, "%v", err)
 	}
-	text, err := readConfigText(path)
-	if err != nil {
-		return err
-	}
-	out, found, err := removeMCPTable(text, m.Name)
+	out, found, err := config.RemoveMCPTable(text, m.Name)
 	if err != nil {
 		return exitf(1, "%v", err)
 	}
 	if !found {
 		return exitf(1, "no MCP server named %q in %s", m.Name, path)
 	}
-	if err := writeConfigText(g, path, out); err != nil {
+	if err := g.writeConfig(path, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdio.Out, "Removed MCP server %s from %s\n", m.Name, path)
@@ -246,7 +161,7 @@ func (m *McpListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
-	list := probeMCP(ctx, cfg.MCPServerList(), mcpEnv(cfg))
+	list := probeMCP(ctx, cfg.MCPServerList(), cfg.MCPEnv())
 	if m.JSON {
 		return json.NewEncoder(stdio.Out).Encode(list)
 	}
@@ -302,7 +217,7 @@ func (m *McpGetCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if len(found) == 0 {
 		return exitf(1, "no MCP server named %q (see `interpreter mcp list`)", m.Name)
 	}
-	s := probeMCP(ctx, found, mcpEnv(cfg))[0]
+	s := probeMCP(ctx, found, cfg.MCPEnv())[0]
 	if m.JSON {
 		return json.NewEncoder(stdio.Out).Encode(s)
 	}
@@ -356,153 +271,11 @@ func sortedStrings(m map[string]string) []string {
 	return keys
 }
 
-func mcpConfigPath(g *Globals) (string, error) {
-	home := config.DefaultHome()
-	if g.Home != "" {
-		home = config.ExpandHome(g.Home)
-	}
-	return filepath.Join(home, config.FileName), nil
-}
-
-func readConfigText(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", exitf(1, "reading %s: %v", path, err)
-	}
-	return string(b), nil
-}
-
-// writeConfigText writes config.toml (through a temporary file) and loads
-// it again; when it no longer loads, the old file is put back.
-func writeConfigText(g *Globals, path, text string) error {
-	old, readErr := os.ReadFile(path)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+// writeConfig writes config.toml and loads it again; when it no longer
+// loads, the old file is put back.
+func (g *Globals) writeConfig(path, text string) error {
+	if err := config.WriteText(path, text, func() error { _, err := g.load(nil); return err }); err != nil {
 		return exitf(1, "%v", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
-		return exitf(1, "writing %s: %v", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return exitf(1, "writing %s: %v", path, err)
-	}
-	if _, err := g.load(nil); err != nil {
-		if readErr == nil {
-			_ = os.WriteFile(path, old, 0o600)
-		} else {
-			_ = os.Remove(path)
-		}
-		return exitf(1, "%s was not changed: the result would not load: %v", path, err)
-	}
 	return nil
-}
-
-var tableHeader = regexp.MustCompile(`^\s*\[\[?\s*([^\]]*?)\s*\]\]?\s*(#.*)?$`)
-
-// removeMCPTable cuts the [mcp_servers.NAME] table and its sub-tables
-// ([mcp_servers.NAME.env], ...) out of a config file's text; everything
-// else (comments, other tables, key order) stays as it was. A server
-// defined another way (inline in [mcp_servers], or by dotted keys) is an
-// error: its lines are not cut by guesswork.
-func removeMCPTable(text, name string) (string, bool, error) {
-	lines := strings.SplitAfter(text, "\n")
-	var out []string
-	found, skipping := false, false
-	for _, line := range lines {
-		if m := tableHeader.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil {
-			skipping = isServerTable(m[1], name)
-			found = found || skipping
-		}
-		if !skipping {
-			out = append(out, line)
-		}
-	}
-	if !found {
-		// Is it defined some other way?
-		cfgTree := map[string]any{}
-		if err := toml.Unmarshal([]byte(text), &cfgTree); err == nil {
-			if ms, ok := cfgTree["mcp_servers"].(map[string]any); ok {
-				if _, ok := ms[name]; ok {
-					return text, false, fmt.Errorf("mcp_servers.%s is not written as a [mcp_servers.%s] table; edit config.toml by hand", name, name)
-				}
-			}
-		}
-		return text, false, nil
-	}
-	res := strings.Join(out, "")
-	for strings.HasSuffix(res, "\n\n\n") {
-		res = strings.TrimSuffix(res, "\n")
-	}
-	return res, true, nil
-}
-
-// isServerTable reports whether a table header's key is mcp_servers.NAME
-// or below it.
-func isServerTable(key, name string) bool {
-	parts := splitHeaderKey(key)
-	return len(parts) >= 2 && parts[0] == "mcp_servers" && parts[1] == name
-}
-
-// splitHeaderKey splits a dotted TOML key (bare or quoted parts).
-func splitHeaderKey(key string) []string {
-	var parts []string
-	for key = strings.TrimSpace(key); key != ""; {
-		var part string
-		switch key[0] {
-		case '"':
-			end := strings.Index(key[1:], `"`)
-			if end < 0 {
-				return append(parts, key)
-			}
-			part, key = key[1:1+end], key[2+end:]
-		case '\'':
-			end := strings.Index(key[1:], `'`)
-			if end < 0 {
-				return append(parts, key)
-			}
-			part, key = key[1:1+end], key[2+end:]
-		default:
-			end := strings.IndexByte(key, '.')
-			if end < 0 {
-				end = len(key)
-			}
-			part, key = strings.TrimSpace(key[:end]), key[end:]
-		}
-		parts = append(parts, part)
-		key = strings.TrimSpace(key)
-		key = strings.TrimPrefix(key, ".")
-		key = strings.TrimSpace(key)
-	}
-	return parts
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Release is the release this build is.
+const Release = "0.1.0"
+
+// Version is what the app-server and the MCP server report to their
+// clients (serverInfo, userAgent, a thread's cliVersion) and traces carry
+// as service.version: unchanged from before the release, since a Codex
+// client compares it with its own version.
+var Version = Release + "-dev"
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run prints the version.
+func (VersionCmd) Run(io Stdio) error {
+	fmt.Fprintln(io.Out, versionLine())
+	return nil
+}
+
+// versionLine is "interpreter RELEASE (COMMIT)".
+func versionLine() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return fmt.Sprintf("interpreter %s (%s)", Release, buildCommit(nil))
+	}
+	return fmt.Sprintf("interpreter %s (%s)", Release, buildCommit(info.Settings))
+}
+
+// buildCommit is the commit the binary was built from (short), with
+// "-dirty" when the tree had changes, or "unknown" when the build did not
+// record it (go run, test binaries, builds outside a checkout).
+func buildCommit(settings []debug.BuildSetting) string {
+	rev, dirty := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "unknown"
+	}
+	if len(rev) > 7 {
+		rev = rev[:7]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
