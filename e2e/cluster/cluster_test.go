@@ -238,7 +238,7 @@ func TestClusterCLIServer(t *testing.T) {
 	}
 	// The bound: the command's heartbeat timeout (20 s), host_wait, and a
 	// model call and a few tasks; the ceiling is generous for a loaded
-	// machine (before turn code 9 it took about 85 s).
+	// machine.
 	t.Logf("killed host: the turn failed %s after the kill", failedAfter.Round(100*time.Millisecond))
 	if failedAfter > 60*time.Second {
 		t.Errorf("killed host: the turn failed %s after the kill, want about 20 s + host_wait", failedAfter)

@@ -119,9 +119,9 @@ func reclaimed(evs []*historypb.HistoryEvent, activityType string) (ok bool, tim
 			strings.Contains(a.GetFailure().GetMessage(), "is gone") {
 			ok = true
 		}
-		// From turn code 9 a handed-off model call's next attempt is the
-		// server's, on the shared queue: the reclaim's failure is then the
-		// last failure of the attempt that answered.
+		// A handed-off model call's next attempt is the server's, on the
+		// shared queue: the reclaim's failure is then the last failure of
+		// the attempt that answered.
 		if a := e.GetActivityTaskStartedEventAttributes(); a != nil && types[a.GetScheduledEventId()] == activityType &&
 			a.GetAttempt() > 1 && strings.Contains(a.GetLastFailure().GetMessage(), "is gone") {
 			ok = true
@@ -182,7 +182,7 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 		t.Errorf("model call: the dead worker's call was not ended by the restarted worker (heartbeat timeouts: %d)", timedOut)
 	}
 	// The fresh attempt: the server's retry of the reclaimed call (its
-	// started event), or, before turn code 9, a call the workflow scheduled.
+	// started event).
 	report("model call", turn, ready, enumspb.EVENT_TYPE_ACTIVITY_TASK_STARTED, func(e *historypb.HistoryEvent) bool {
 		return e.GetActivityTaskStartedEventAttributes().GetAttempt() > 1
 	})

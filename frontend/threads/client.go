@@ -115,7 +115,7 @@ func Outcome(ctx context.Context, c client.Client, turnID string) (workflows.Tur
 	for {
 		err := c.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
 		if r, ok := workflows.TurnResultOf(err); ok {
-			return r, nil // failed or interrupted (turn code 4 on)
+			return r, nil // failed or interrupted: the result travels in the error
 		}
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
