@@ -156,9 +156,9 @@ func childConfig(parent ThreadConfig, a harness.AgentArgs) (ThreadConfig, error)
 // running: a closed sub-agent is one that was sent [SignalAgentClose].
 func (t *thread) startAgent(ctx workflow.Context, in ThreadInput, nick, role, prompt string) error {
 	memo := map[string]any{MemoParentThread: t.id, MemoAgentRole: role, MemoAgentNickname: nick,
-		MemoAgentDepth: in.Parent.Depth, "cwd": in.Config.Cwd}
+		MemoAgentDepth: in.Parent.Depth, MemoCwd: in.Config.Cwd}
 	if in.First != nil {
-		memo["title"] = oneLine(prompt, 200)
+		memo[MemoTitle] = oneLine(prompt, 200)
 	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            in.ThreadID,

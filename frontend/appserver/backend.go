@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -123,7 +122,7 @@ type ThreadSettings struct {
 	// protocol's `config` parameter carries them.
 	Config map[string]any
 	// DynamicTools are the client's tools (dynamicTools, experimental).
-	DynamicTools []harness.ExternalTool
+	DynamicTools []workflows.ExternalTool
 }
 
 // ThreadInfo is one thread.

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/interpreter-dev/interpreter/sandbox"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // StartExec runs command/exec's command in its streaming form in this
@@ -30,7 +30,7 @@ func (a *TemporalBackend) StartExec(_ context.Context, r ExecRequest, o StreamOp
 	var readerDone chan struct{}
 	if o.TTY {
 		var err error
-		if p.master, slave, err = sandbox.OpenPTY(o.Rows, o.Cols); err != nil {
+		if p.master, slave, err = workflows.OpenPTY(o.Rows, o.Cols); err != nil {
 			return nil, &SettingsError{Err: err}
 		}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
@@ -143,7 +143,7 @@ func (p *streamProc) Resize(rows, cols int) error {
 	if p.master == nil {
 		return errors.New("it has no terminal (start it with tty)")
 	}
-	return sandbox.ResizePTY(p.master, rows, cols)
+	return workflows.ResizePTY(p.master, rows, cols)
 }
 
 // Terminate kills the process's group (its session with tty).

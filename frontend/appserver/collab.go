@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -62,7 +61,7 @@ func (c *conn) turnMode(raw json.RawMessage, s *settings) (*workflows.TurnMode, 
 	switch m.Mode {
 	case modePlan:
 		mode.Instructions = strings.TrimSpace(planModeInstructions)
-		mode.Tools = []harness.ExternalTool{planUserInputTool()}
+		mode.Tools = []workflows.ExternalTool{planUserInputTool()}
 	case modeDefault:
 	default:
 		return nil, invalidRequest("Invalid request: collaborationMode.mode %q is not one of `plan`, `default`", m.Mode)
@@ -89,19 +88,19 @@ func (c *conn) turnMode(raw json.RawMessage, s *settings) (*workflows.TurnMode, 
 // shape of Codex's (one to three questions, each with choices; the
 // client adds a free-form answer of its own), answered like the tool that
 // thread/start's requestUserInput offers.
-func planUserInputTool() harness.ExternalTool {
+func planUserInputTool() workflows.ExternalTool {
 	t := userInputToolSpec()
-	option := harness.Strict([]string{"label", "description"},
-		harness.P("description", harness.Str("One sentence on what choosing it means.")),
-		harness.P("label", harness.Str("The choice as the user sees it, a few words.")))
-	question := harness.Strict([]string{"id", "header", "question", "options"},
-		harness.P("header", harness.Str("A title of at most 12 characters.")),
-		harness.P("id", harness.Str("A snake_case id the answer is keyed by.")),
-		harness.P("options", harness.Arr("Two or three choices that exclude each other, the recommended one first with \"(Recommended)\" after its label. No \"Other\": the user can always type an answer.", option)),
-		harness.P("question", harness.Str("The question, one sentence.")))
+	option := workflows.SchemaStrict([]string{"label", "description"},
+		workflows.SchemaP("description", workflows.SchemaStr("One sentence on what choosing it means.")),
+		workflows.SchemaP("label", workflows.SchemaStr("The choice as the user sees it, a few words.")))
+	question := workflows.SchemaStrict([]string{"id", "header", "question", "options"},
+		workflows.SchemaP("header", workflows.SchemaStr("A title of at most 12 characters.")),
+		workflows.SchemaP("id", workflows.SchemaStr("A snake_case id the answer is keyed by.")),
+		workflows.SchemaP("options", workflows.SchemaArr("Two or three choices that exclude each other, the recommended one first with \"(Recommended)\" after its label. No \"Other\": the user can always type an answer.", option)),
+		workflows.SchemaP("question", workflows.SchemaStr("The question, one sentence.")))
 	t.Description = "Ask the user one to three short questions and wait for the answers. Offered in Plan mode only."
-	t.Parameters = harness.Strict([]string{"questions"},
-		harness.P("questions", harness.Arr("The questions; one is best, three at most.", question)))
+	t.Parameters = workflows.SchemaStrict([]string{"questions"},
+		workflows.SchemaP("questions", workflows.SchemaArr("The questions; one is best, three at most.", question)))
 	return t
 }
 
@@ -159,7 +158,7 @@ func (c *conn) threadSettingsUpdate(_ json.RawMessage, raw json.RawMessage) (*re
 			return nil, err
 		}
 	}
-	if err := (harness.Reasoning{Effort: s.Effort}).Validate(); err != nil {
+	if err := workflows.CheckReasoning(s.Effort, ""); err != nil {
 		return nil, invalidRequest("%s", strings.ReplaceAll(err.Error(), "model_reasoning_effort", "effort"))
 	}
 	c.mu.Lock()

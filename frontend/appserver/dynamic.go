@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -16,12 +15,12 @@ var dynamicToolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // decodeDynamicTools reads thread/start's dynamicTools (DynamicToolSpec:
 // name, description, inputSchema, namespace). The model sees each tool
 // under its name; a call of one is sent to the client as item/tool/call.
-func decodeDynamicTools(raw json.RawMessage) ([]harness.ExternalTool, error) {
+func decodeDynamicTools(raw json.RawMessage) ([]workflows.ExternalTool, error) {
 	var specs []json.RawMessage
 	if err := json.Unmarshal(raw, &specs); err != nil {
 		return nil, invalidRequest("Invalid request: invalid type: %s for field `dynamicTools`, expected an array", jsonKind(raw))
 	}
-	var tools []harness.ExternalTool
+	var tools []workflows.ExternalTool
 	seen := map[string]bool{}
 	for i, r := range specs {
 		var s struct {
@@ -49,8 +48,8 @@ func decodeDynamicTools(raw json.RawMessage) ([]harness.ExternalTool, error) {
 				return nil, invalidRequest("Invalid request: dynamicTools[%d].inputSchema must be a JSON Schema object", i)
 			}
 		}
-		t := harness.ExternalTool{Name: *s.Name, Description: s.Description, Parameters: params,
-			Source: harness.SourceDynamic, Tool: *s.Name}
+		t := workflows.ExternalTool{Name: *s.Name, Description: s.Description, Parameters: params,
+			Source: workflows.ToolSourceDynamic, Tool: *s.Name}
 		if s.Namespace != nil {
 			if *s.Namespace == userInputNamespace {
 				return nil, invalidRequest("Invalid request: dynamicTools[%d].namespace %q is reserved for this server's own tools", i, *s.Namespace)

@@ -9,9 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -73,7 +71,7 @@ func (b *fakeBackend) NewThread(_ context.Context, s ThreadSettings) (ThreadInfo
 	b.n++
 	id := fmt.Sprintf("thread-%d", b.n)
 	b.settings = append(b.settings, s)
-	cfg := workflows.ThreadConfig{DynamicTools: s.DynamicTools, Model: orDefault(s.Model, "fake-model"), Provider: activities.ProviderSpec{ID: orDefault(s.ModelProvider, "fake")},
+	cfg := workflows.ThreadConfig{DynamicTools: s.DynamicTools, Model: orDefault(s.Model, "fake-model"), Provider: workflows.ProviderSpec{ID: orDefault(s.ModelProvider, "fake")},
 		Cwd: orDefault(s.Cwd, "/work"), SandboxMode: orDefault(s.SandboxMode, "workspace-write"), ApprovalPolicy: orDefault(s.ApprovalPolicy, "on-request"),
 		BaseInstructions: s.BaseInstructions, DeveloperInstructions: s.DeveloperInstructions}
 	now := time.Unix(1_800_000_000+int64(b.n), 0)
@@ -195,7 +193,7 @@ func (b *fakeBackend) end(turnID, status, errText string) {
 
 func (b *fakeBackend) endLocked(turnID, status, errText string) {
 	tu := b.turns[turnID]
-	usage := harness.Usage{InputTokens: 100, CachedInputTokens: 10, OutputTokens: 20}
+	usage := workflows.Usage{InputTokens: 100, CachedInputTokens: 10, OutputTokens: 20}
 	typ := workflows.EventTurnCompleted
 	if status == workflows.StatusFailed {
 		typ = workflows.EventTurnFailed

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -41,7 +42,7 @@ type follower struct {
 	ts       *threadState
 	threadID string
 	turnID   string
-	content  []map[string]any
+	content  []protocol.UserInput
 	after    int
 	begun    bool
 	prev     *follower
@@ -58,7 +59,7 @@ type follower struct {
 // newFollower registers a follower of a turn, to be started once the
 // response that announces the turn is written. after > 0 means the turn's
 // beginning was already sent (by this process or a previous one).
-func (c *conn) newFollower(ts *threadState, turnID string, content []map[string]any, after int) *follower {
+func (c *conn) newFollower(ts *threadState, turnID string, content []protocol.UserInput, after int) *follower {
 	f := &follower{c: c, ts: ts, threadID: ts.id, turnID: turnID, content: content, after: after, begun: after > 0,
 		done: make(chan struct{})}
 	f.tr = newTranslator(ts.id, turnID, c.nowMs)
@@ -148,7 +149,7 @@ func (f *follower) update(u threads.Update) {
 		f.onEvent(u)
 	case threads.UpdateOutput:
 		if u.Text != "" {
-			c.notify(f.tr.note("item/commandExecution/outputDelta", map[string]any{"itemId": u.Item.ID, "delta": u.Text}))
+			c.notify(notice(protocol.CommandOutputDelta(f.threadID, f.turnID, u.Item.ID, u.Text)))
 		}
 	case threads.UpdateOpened:
 		id, typ := f.streamItem(u.Stream, u.Step)
@@ -156,7 +157,7 @@ func (f *follower) update(u threads.Update) {
 		if u.Stream == threads.LiveReasoning {
 			// One summary part per step: an answer's parts are joined
 			// into one text, as the item holds them.
-			c.notify(f.tr.note("item/reasoning/summaryPartAdded", map[string]any{"itemId": id, "summaryIndex": 0}))
+			c.notify(notice(protocol.ReasoningSummaryPartAdded{ThreadID: f.threadID, TurnID: f.turnID, ItemID: id, SummaryIndex: 0}))
 		}
 	case threads.UpdateDelta:
 		id, _ := f.streamItem(u.Stream, u.Step)

@@ -3,6 +3,7 @@ package appserver
 import (
 	"fmt"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -19,9 +20,9 @@ func (f *follower) streamItem(stream string, step int) (id, itemType string) {
 // streamDelta is the notification of streamed text.
 func (f *follower) streamDelta(stream, id, delta string) notification {
 	if stream == threads.LiveReasoning {
-		return f.tr.note("item/reasoning/summaryTextDelta", map[string]any{"itemId": id, "delta": delta, "summaryIndex": 0})
+		return notice(protocol.ReasoningSummaryTextDelta{ThreadID: f.threadID, TurnID: f.turnID, ItemID: id, Delta: delta, SummaryIndex: 0})
 	}
-	return f.tr.note("item/agentMessage/delta", map[string]any{"itemId": id, "delta": delta})
+	return notice(protocol.AgentMessageDelta(f.threadID, f.turnID, id, delta))
 }
 
 // eventNotes are the notifications of one logged event: the completion

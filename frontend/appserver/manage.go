@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 )
 
@@ -43,7 +44,7 @@ func (c *conn) turnSteer(_ json.RawMessage, raw json.RawMessage) (*result, error
 	if err := c.s.backend.Steer(ctx, p.ThreadID, p.ExpectedTurnID, prompt); err != nil {
 		return nil, steerError(err)
 	}
-	return &result{value: map[string]any{"turnId": p.ExpectedTurnID}}, nil
+	return &result{value: protocol.TurnIDResponse{TurnID: p.ExpectedTurnID}}, nil
 }
 
 // steerError maps a turn's refusal (it is finishing, or another turn runs
@@ -77,8 +78,8 @@ func (c *conn) steerRunning(threadID, prompt string) (*result, error) {
 	if err := c.s.backend.Steer(ctx, threadID, running, prompt); err != nil {
 		return nil, steerError(err)
 	}
-	turn := Turn{ID: running, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress}
-	return &result{value: map[string]any{"turn": turn}}, nil
+	turn := protocol.Turn{ID: running, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: turnInProgress}
+	return &result{value: protocol.TurnResponse{Turn: turn}}, nil
 }
 
 type nameParams struct {
@@ -102,8 +103,8 @@ func (c *conn) threadNameSet(_ json.RawMessage, raw json.RawMessage) (*result, e
 		return nil, manageError(p.ThreadID, err)
 	}
 	name := strings.TrimSpace(p.Name)
-	return &result{value: map[string]any{}, then: func() {
-		c.notify(notification{Method: "thread/name/updated", Params: map[string]any{"threadId": p.ThreadID, "threadName": nilIfEmpty(name)}})
+	return &result{value: protocol.Empty{}, then: func() {
+		c.notify(notice(protocol.ThreadNameUpdated{ThreadID: p.ThreadID, ThreadName: protocol.Nullable(name)}))
 	}}, nil
 }
 
@@ -154,8 +155,8 @@ func (c *conn) threadArchive(_ json.RawMessage, raw json.RawMessage) (*result, e
 	if err := c.s.backend.Archive(ctx, p.ThreadID); err != nil {
 		return nil, manageError(p.ThreadID, err)
 	}
-	return &result{value: map[string]any{}, then: func() {
-		c.notify(notification{Method: "thread/archived", Params: map[string]any{"threadId": p.ThreadID}})
+	return &result{value: protocol.Empty{}, then: func() {
+		c.notify(notice(protocol.ThreadArchived{ThreadID: p.ThreadID}))
 	}}, nil
 }
 
@@ -177,7 +178,7 @@ func (c *conn) threadUnarchive(_ json.RawMessage, raw json.RawMessage) (*result,
 		return nil, manageError(p.ThreadID, err)
 	}
 	th := c.thread(info, c.statusOf(info), nil)
-	return &result{value: map[string]any{"thread": th}, then: func() {
-		c.notify(notification{Method: "thread/unarchived", Params: map[string]any{"threadId": p.ThreadID}})
+	return &result{value: protocol.ThreadResponse{Thread: th}, then: func() {
+		c.notify(notice(protocol.ThreadUnarchived{ThreadID: p.ThreadID}))
 	}}, nil
 }

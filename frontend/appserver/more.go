@@ -8,7 +8,7 @@ import (
 	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
-	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 type forkParams struct {
@@ -211,7 +211,7 @@ func orEmptyObject(raw json.RawMessage) json.RawMessage {
 // efforts lists the reasoning efforts a model takes, as model/list shows
 // them.
 func efforts(model string) []protocol.ReasoningEffortOption {
-	if !harness.ReasoningModel(model) {
+	if !workflows.ReasoningModel(model) {
 		return []protocol.ReasoningEffortOption{{ReasoningEffort: "medium", Description: "the provider's default"}}
 	}
 	says := map[string]string{
@@ -220,7 +220,7 @@ func efforts(model string) []protocol.ReasoningEffortOption {
 		"xhigh": "the most reasoning the model offers",
 	}
 	var out []protocol.ReasoningEffortOption
-	for _, e := range harness.ReasoningEfforts {
+	for _, e := range workflows.ReasoningEfforts {
 		out = append(out, protocol.ReasoningEffortOption{ReasoningEffort: e, Description: says[e]})
 	}
 	return out
@@ -229,7 +229,7 @@ func efforts(model string) []protocol.ReasoningEffortOption {
 // modalities are what a model reads: text, and pictures unless its
 // family is known to read text alone.
 func modalities(model string) []string {
-	if harness.AcceptsImages(model) {
+	if workflows.AcceptsImages(model) {
 		return []string{"text", "image"}
 	}
 	return []string{"text"}

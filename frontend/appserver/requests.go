@@ -159,13 +159,6 @@ func (c *conn) approvalRequest(a workflows.Approval) (string, any) {
 		Cwd: protocol.Nullable(a.Cwd), CommandActions: protocol.UnknownCommand(a.Command)}
 }
 
-func nilIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 // approvalDecision reads CommandExecutionApprovalDecision /
 // FileChangeApprovalDecision. Accepting with an exec-policy amendment
 // approves the command prefix for the session; anything unknown declines.

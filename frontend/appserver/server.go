@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -238,7 +237,7 @@ type settings struct {
 	// Timeouts are turn/start's timeout overrides.
 	Timeouts *workflows.Timeouts
 	// DynamicTools are thread/start's only (not an override).
-	DynamicTools []harness.ExternalTool
+	DynamicTools []workflows.ExternalTool
 }
 
 func newConn(ctx context.Context, s *Server, out *lineWriter) *conn {

@@ -63,16 +63,6 @@ func (a *TemporalBackend) resolve(s ThreadSettings) (workflows.ThreadConfig, err
 	return tc, err
 }
 
-// Memo keys of thread workflows that the app-server lists threads by.
-const (
-	memoTitle      = "title"
-	memoCwd        = "cwd"
-	memoModel      = "model"
-	memoProvider   = "provider"
-	memoCreatedAt  = "created_at"
-	memoForkedFrom = "forked_from"
-)
-
 func (a *TemporalBackend) NewThread(ctx context.Context, s ThreadSettings) (ThreadInfo, error) {
 	tc, err := a.resolve(s)
 	if err != nil {
@@ -90,10 +80,10 @@ func (a *TemporalBackend) startThread(ctx context.Context, tc workflows.ThreadCo
 	id := threads.NewID()
 	now := time.Now()
 	summary := "thread (app-server)"
-	memo := map[string]any{memoTitle: preview, memoCwd: tc.Cwd, memoModel: tc.Model, memoProvider: tc.Provider.ID, memoCreatedAt: now.Unix()}
+	memo := map[string]any{workflows.MemoTitle: preview, workflows.MemoCwd: tc.Cwd, workflows.MemoModel: tc.Model, workflows.MemoProvider: tc.Provider.ID, workflows.MemoCreatedAt: now.Unix()}
 	if forkedFrom != "" {
 		summary = "thread (app-server) forked from " + forkedFrom
-		memo[memoForkedFrom] = forkedFrom
+		memo[workflows.MemoForkedFrom] = forkedFrom
 	}
 	opts := client.StartWorkflowOptions{
 		ID:                       id,
@@ -198,8 +188,8 @@ func (a *TemporalBackend) summary(ctx context.Context, id string, runStart time.
 		}
 		return s
 	}
-	info.Preview = str(memoTitle)
-	info.ForkedFrom = str(memoForkedFrom)
+	info.Preview = str(workflows.MemoTitle)
+	info.ForkedFrom = str(workflows.MemoForkedFrom)
 	info.Name = str(workflows.MemoName)
 	if parent := str(workflows.MemoParentThread); parent != "" {
 		info.Parent = &workflows.AgentParent{ThreadID: parent, Role: str(workflows.MemoAgentRole), Nickname: str(workflows.MemoAgentNickname), Depth: 1}
@@ -207,10 +197,10 @@ func (a *TemporalBackend) summary(ctx context.Context, id string, runStart time.
 			_ = converter.GetDefaultDataConverter().FromPayload(p, &info.Parent.Depth)
 		}
 	}
-	info.Config.Cwd = str(memoCwd)
-	info.Config.Model = str(memoModel)
-	info.Config.Provider.ID = str(memoProvider)
-	if p, ok := fields[memoCreatedAt]; ok {
+	info.Config.Cwd = str(workflows.MemoCwd)
+	info.Config.Model = str(workflows.MemoModel)
+	info.Config.Provider.ID = str(workflows.MemoProvider)
+	if p, ok := fields[workflows.MemoCreatedAt]; ok {
 		var sec int64
 		if converter.GetDefaultDataConverter().FromPayload(p, &sec) == nil && sec > 0 {
 			info.CreatedAt = time.Unix(sec, 0)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 )
 
 // thread/list: pages of threads, filtered as Codex's clients ask.
@@ -57,7 +59,7 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	}
 	q.Archived = p.Archived != nil && *p.Archived
 	data := []Thread{}
-	var next any
+	var next *string
 	{
 		ctx, cancel := c.requestContext()
 		defer cancel()
@@ -75,10 +77,10 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 			data = append(data, c.thread(info, c.statusOf(info), nil))
 		}
 		if page.NextCursor != "" {
-			next = page.NextCursor
+			next = &page.NextCursor
 		}
 	}
-	return &result{value: map[string]any{"data": data, "nextCursor": next, "backwardsCursor": nil}}, nil
+	return &result{value: protocol.HistoryPage[Thread]{Data: data, NextCursor: next}}, nil
 }
 
 func matches(info ThreadInfo, providers, cwds []string, search *string) bool {

@@ -320,7 +320,7 @@ func (c *conn) threadResume(_ json.RawMessage, raw json.RawMessage) (*result, er
 	info.Config.Cwd = cfg.Cwd
 	res := &result{value: c.threadResponse(c.thread(info, c.statusOf(info), turns), info, cfg)}
 	if running := info.View.RunningTurn; running != "" && !following {
-		f := c.newFollower(ts, running, userContent([]userInput{{Type: "text", Text: log.Prompt}}), log.Last)
+		f := c.newFollower(ts, running, []protocol.UserInput{protocol.Text(log.Prompt)}, log.Last)
 		f.tr.resume(log.Events)
 		res.then = f.start
 	}

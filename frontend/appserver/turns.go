@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -122,9 +123,9 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	c.mu.Lock()
 	ts.pending = settings{} // the thread has them now
 	c.mu.Unlock()
-	f := c.newFollower(ts, resp.TurnID, userContent(items), 0)
-	turn := Turn{ID: resp.TurnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress}
-	return &result{value: map[string]any{"turn": turn}, then: func() {
+	f := c.newFollower(ts, resp.TurnID, userInputs(items), 0)
+	turn := protocol.Turn{ID: resp.TurnID, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: turnInProgress}
+	return &result{value: protocol.TurnResponse{Turn: turn}, then: func() {
 		f.start()
 	}}, nil
 }
@@ -187,7 +188,7 @@ func (c *conn) turnInterrupt(id json.RawMessage, raw json.RawMessage) (*result, 
 		return nil, invalidRequest("no active turn to interrupt")
 	}
 	c.background(func() {
-		reply := func() { c.respond(id, map[string]any{}) }
+		reply := func() { c.respond(id, protocol.Empty{}) }
 		// The answer goes out just before turn/completed: registered before
 		// the signal, so a turn that stops at once cannot finish first.
 		result := make(chan error, 1)
@@ -275,19 +276,19 @@ func (f *follower) begin() {
 	c := f.c
 	f.startedAt = c.s.opts.Now()
 	started := f.startedAt.Unix()
-	c.notify(notification{Method: "thread/status/changed", Params: map[string]any{"threadId": f.threadID, "status": statusActive()}})
-	c.notify(notification{Method: "turn/started", Params: map[string]any{"threadId": f.threadID,
-		"turn": Turn{ID: f.turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: turnInProgress, StartedAt: &started}}})
+	c.notify(notice(protocol.ThreadStatusChanged{ThreadID: f.threadID, Status: statusActive()}))
+	c.notify(notice(protocol.TurnStarted{ThreadID: f.threadID,
+		Turn: protocol.Turn{ID: f.turnID, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: turnInProgress, StartedAt: &started}}))
 	if f.content == nil {
 		// A process that picked the turn up before it began: its prompt
 		// is in the turn's log.
 		ctx, cancel := c.requestContext()
 		if log, err := c.s.backend.TurnLog(ctx, f.turnID); err == nil {
-			f.content = userContent([]userInput{{Type: "text", Text: log.Prompt}})
+			f.content = []protocol.UserInput{protocol.Text(log.Prompt)}
 		}
 		cancel()
 	}
-	for _, n := range f.tr.userMessage(userMessageItem(turnNumber(f.turnID), f.content)) {
+	for _, n := range f.tr.userMessage(userMessage(turnNumber(f.turnID), f.content)) {
 		c.notify(n)
 	}
 }
@@ -325,25 +326,24 @@ func (f *follower) finish(res workflows.TurnResult) {
 		}
 	}
 	cancel()
-	c.notify(notification{Method: "thread/tokenUsage/updated", Params: map[string]any{
-		"threadId": f.threadID, "turnId": f.turnID,
-		"tokenUsage": tokenUsage{
+	c.notify(notice(protocol.ThreadTokenUsageUpdated{
+		ThreadID: f.threadID, TurnID: f.turnID,
+		TokenUsage: tokenUsage{
 			Total: breakdown(total.InputTokens, total.CachedInputTokens, total.OutputTokens, total.ReasoningTokens),
 			Last:  breakdown(u.InputTokens, u.CachedInputTokens, u.OutputTokens, u.ReasoningTokens),
 		},
-	}})
+	}))
 	threadStatus := statusIdle
 	if status == turnFailed {
 		threadStatus = statusSystemError
 	}
-	c.notify(notification{Method: "thread/status/changed", Params: map[string]any{"threadId": f.threadID, "status": threadStatus}})
+	c.notify(notice(protocol.ThreadStatusChanged{ThreadID: f.threadID, Status: threadStatus}))
 	if terr != nil {
-		c.notify(notification{Method: "error", Params: map[string]any{"error": terr, "willRetry": false,
-			"threadId": f.threadID, "turnId": f.turnID}})
+		c.notify(notice(protocol.ErrorNotification{ThreadID: f.threadID, TurnID: f.turnID, Error: terr, WillRetry: false}))
 	}
 	now := c.s.opts.Now()
 	completed := now.Unix()
-	turn := Turn{ID: f.turnID, Items: []map[string]any{}, ItemsView: "notLoaded", Status: status, Error: terr, CompletedAt: &completed}
+	turn := protocol.Turn{ID: f.turnID, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: status, Error: terr, CompletedAt: &completed}
 	if !f.startedAt.IsZero() {
 		started, d := f.startedAt.Unix(), now.Sub(f.startedAt).Milliseconds()
 		turn.StartedAt, turn.DurationMs = &started, &d
@@ -353,5 +353,5 @@ func (f *follower) finish(res workflows.TurnResult) {
 		f.ts.follower = nil
 	}
 	c.mu.Unlock()
-	c.notify(notification{Method: "turn/completed", Params: map[string]any{"threadId": f.threadID, "turn": turn}})
+	c.notify(notice(protocol.TurnCompleted{ThreadID: f.threadID, Turn: turn}))
 }

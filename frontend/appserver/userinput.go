@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
-	"github.com/interpreter-dev/interpreter/harness"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -21,18 +20,18 @@ const (
 	userInputNamespace = "interpreter"
 )
 
-func userInputToolSpec() harness.ExternalTool {
-	option := harness.Object([]string{"label", "description"},
-		harness.P("description", harness.Str("")), harness.P("label", harness.Str("")))
-	question := harness.Object([]string{"id", "header", "question"},
-		harness.P("header", harness.Str("A few words shown as the question's title")),
-		harness.P("id", harness.Str("A short id for the answer to refer to")),
-		harness.P("options", harness.Arr("Choices to offer, if any", option)),
-		harness.P("question", harness.Str("")))
-	return harness.ExternalTool{Name: userInputTool, Source: harness.SourceDynamic, Tool: userInputTool, Server: userInputNamespace,
+func userInputToolSpec() workflows.ExternalTool {
+	option := workflows.SchemaObject([]string{"label", "description"},
+		workflows.SchemaP("description", workflows.SchemaStr("")), workflows.SchemaP("label", workflows.SchemaStr("")))
+	question := workflows.SchemaObject([]string{"id", "header", "question"},
+		workflows.SchemaP("header", workflows.SchemaStr("A few words shown as the question's title")),
+		workflows.SchemaP("id", workflows.SchemaStr("A short id for the answer to refer to")),
+		workflows.SchemaP("options", workflows.SchemaArr("Choices to offer, if any", option)),
+		workflows.SchemaP("question", workflows.SchemaStr("")))
+	return workflows.ExternalTool{Name: userInputTool, Source: workflows.ToolSourceDynamic, Tool: userInputTool, Server: userInputNamespace,
 		Description: "Ask the user one or more questions and wait for the answers. Use it only when you cannot go on without the user's decision.",
-		Parameters: harness.Object([]string{"questions"},
-			harness.P("questions", harness.With(harness.Arr("", question), "minItems", 1)))}
+		Parameters: workflows.SchemaObject([]string{"questions"},
+			workflows.SchemaP("questions", workflows.SchemaWith(workflows.SchemaArr("", question), "minItems", 1)))}
 }
 
 func isUserInput(d workflows.DynamicCall) bool {

@@ -3,6 +3,8 @@ package appserver
 import (
 	"context"
 	"time"
+
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 )
 
 // Turns other clients start. A connection follows the turns it starts
@@ -123,7 +125,7 @@ func (c *conn) followForeign(ts *threadState, turnID string) {
 	if err != nil {
 		return
 	}
-	f := c.newFollower(ts, turnID, userContent([]userInput{{Type: "text", Text: log.Prompt}}), 0)
+	f := c.newFollower(ts, turnID, []protocol.UserInput{protocol.Text(log.Prompt)}, 0)
 	f.start()
 }
 

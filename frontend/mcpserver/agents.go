@@ -62,7 +62,7 @@ func nilIfEmpty(s string) *string {
 
 // collabBegin is the begin message of a sub-agent tool call (nil for a
 // tool that has none).
-func (m *eventMapper) collabBegin(it *workflows.Item) codexEvent {
+func (m *eventMapper) collabBegin(it *workflows.Item) msg {
 	a := it.Agent
 	base := collabBegin{CallID: it.ID, StartedAtMs: nowMs(), SenderThreadID: a.SenderThreadID}
 	receiver := first(a.Receivers)
@@ -90,7 +90,7 @@ func (m *eventMapper) collabBegin(it *workflows.Item) codexEvent {
 // collabEnd is the end message of a sub-agent tool call (nil for a tool
 // that has none); it also keeps what it says of the agents, for the later
 // messages of the stream.
-func (m *eventMapper) collabEnd(it *workflows.Item) codexEvent {
+func (m *eventMapper) collabEnd(it *workflows.Item) msg {
 	a := it.Agent
 	base := collabEnd{CallID: it.ID, CompletedAtMs: nowMs(), SenderThreadID: a.SenderThreadID}
 	var st workflows.AgentState

@@ -133,7 +133,7 @@ func TestRunAgentIsASpawn(t *testing.T) {
 	var got []string
 	for _, e := range []workflows.Event{{Type: workflows.EventItemStarted, Item: begin}, {Type: workflows.EventItemCompleted, Item: done}} {
 		for _, msg := range m.messages(e) {
-			b, _ := json.Marshal(msg)
+			b, _ := json.Marshal(wireEvent{msg})
 			got = append(got, string(b))
 		}
 	}

@@ -178,11 +178,7 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 	c.progress++
 	progress := c.progress
 	c.mu.Unlock()
-	params := map[string]any{
-		"_meta": map[string]any{"requestId": c.reqID, "threadId": threadID},
-		"id":    turnID,
-		"msg":   m,
-	}
+	params := codexEventParams{Meta: codexEventMeta{RequestID: c.reqID, ThreadID: threadID}, ID: turnID, Msg: wireEvent{m}}
 	if err := c.h.conn.notify(ctx, "codex/event", params); err != nil && ctx.Err() == nil {
 		c.h.s.logger.Warn("sending codex/event", "error", err)
 	}
@@ -282,4 +278,19 @@ func (c *call) stopped(ctx context.Context, err error) (*mcp.CallToolResult, Res
 func failed(threadID, text string) (*mcp.CallToolResult, Result, error) {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}},
 		Result{ThreadID: threadID, Content: text}, nil
+}
+
+// codexEventParams are a codex/event notification's params, their keys in
+// sorted order as the clients have always read them.
+type codexEventParams struct {
+	Meta codexEventMeta `json:"_meta"`
+	ID   string         `json:"id"`
+	Msg  wireEvent      `json:"msg"`
+}
+
+// codexEventMeta names the tools/call request and the thread an event
+// belongs to.
+type codexEventMeta struct {
+	RequestID json.RawMessage `json:"requestId"`
+	ThreadID  string          `json:"threadId"`
 }

@@ -19,7 +19,7 @@ import (
 func TestCollabMessagesMatchCodex140(t *testing.T) {
 	golden, notSent := readCodex140(t)
 	var m eventMapper
-	var got []msg
+	var got []map[string]any
 	for _, e := range oneAgentLife() {
 		for _, x := range m.messages(e) {
 			got = append(got, readBack(t, x))
@@ -88,18 +88,18 @@ func oneAgentLife() []workflows.Event {
 
 // readCodex140 reads the golden messages and the list of what Codex's
 // stream did not carry.
-func readCodex140(t *testing.T) ([]msg, []string) {
+func readCodex140(t *testing.T) ([]map[string]any, []string) {
 	t.Helper()
 	f, err := os.Open("testdata/codex140_collab.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []msg
+	var out []map[string]any
 	var notSent []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var m msg
+		var m map[string]any
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatal(err)
 		}
@@ -195,16 +195,16 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // readBack is a message as a client reads it.
-func readBack(t *testing.T, m msg) msg {
+func readBack(t *testing.T, m msg) map[string]any {
 	t.Helper()
-	var out msg
-	if err := json.Unmarshal([]byte(mustJSON(m)), &out); err != nil {
+	var out map[string]any
+	if err := json.Unmarshal([]byte(mustJSON(wireEvent{m})), &out); err != nil {
 		t.Fatal(err)
 	}
 	return out
 }
 
-func jsonRound(t *testing.T, m msg) any {
+func jsonRound(t *testing.T, m map[string]any) any {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal([]byte(mustJSON(m)), &v); err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -30,7 +29,7 @@ func inClientTerms(req openRequest, r *jsonrpc.Response) *jsonrpc.Response {
 		}
 		return r
 	}
-	if req.method != "tools/call" || !isGoDecodeError(string(r.Result)) {
+	if req.method != "tools/call" || !toolArgumentsUndecoded(r.Result) {
 		return r
 	}
 	var res map[string]json.RawMessage
@@ -58,17 +57,41 @@ func clientError(req openRequest, err error) *jsonrpc.Error {
 	if we := (*jsonrpc.Error)(nil); errors.As(err, &we) {
 		code, data = we.Code, we.Data
 	}
-	switch msg := err.Error(); {
-	case strings.Contains(msg, "is invalid during session initialization"):
+	var decode *json.UnmarshalTypeError
+	switch {
+	case refusedBeforeInitialize(err):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
 			"Invalid Request: %s is not allowed before the session is initialized; send initialize first, then notifications/initialized", orUnknown(req.method))}
-	case isGoDecodeError(msg):
+	case errors.As(err, &decode):
+		// The SDK decodes params with segmentio/encoding/json, whose
+		// UnmarshalTypeError is encoding/json's, wrapped with %w.
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(
-			"Invalid params of %s: %s", orUnknown(req.method), paramsProblem(req.params, msg))}
+			"Invalid params of %s: %s", orUnknown(req.method), paramsProblem(req.params, decode))}
 	case code == 0:
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg, Data: data}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error(), Data: data}
 	}
 	return nil
+}
+
+// The two SDK answers below are recognised by their text: the SDK gives
+// nothing typed for them. Its refusal of a request before initialize is
+// a bare fmt.Errorf (go-sdk v1.8.0 mcp/server.go), and a tool's
+// arguments that do not decode reach this connection only as the text of
+// an error result, already written as JSON. Keep the texts in step with
+// the go-sdk version in go.mod (TestBadRequestsAreAnsweredInClientTerms).
+
+// refusedBeforeInitialize reports the SDK's refusal of a request sent
+// before the session was initialized.
+func refusedBeforeInitialize(err error) bool {
+	return strings.Contains(err.Error(), "is invalid during session initialization")
+}
+
+// toolArgumentsUndecoded reports a tools/call result that is the SDK's
+// error for arguments that did not decode into the tool's input type
+// (encoding/json's UnmarshalTypeError text).
+func toolArgumentsUndecoded(result json.RawMessage) bool {
+	text := string(result)
+	return strings.Contains(text, "into Go value of type") || strings.Contains(text, "into Go struct field")
 }
 
 func orUnknown(method string) string {
@@ -78,26 +101,18 @@ func orUnknown(method string) string {
 	return method
 }
 
-func isGoDecodeError(msg string) bool {
-	return strings.Contains(msg, "into Go value of type") || strings.Contains(msg, "into Go struct field")
-}
-
-// goField finds the field in encoding/json's "Go struct field pkg.Type.a.b
-// of type T".
-var goField = regexp.MustCompile(`Go struct field [^.\s]+\.[^.\s]+\.(\S+) of type (.+)$`)
-
-// paramsProblem says what is wrong with params, given the SDK's message.
-func paramsProblem(params json.RawMessage, msg string) string {
+// paramsProblem says what is wrong with params, given the decoder's
+// error: its Field is the dotted path of JSON keys to the value.
+func paramsProblem(params json.RawMessage, decode *json.UnmarshalTypeError) string {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(params, &obj) != nil {
 		return "params must be an object, not " + kindOf(params)
 	}
-	m := goField.FindStringSubmatch(msg)
-	if m == nil {
+	if decode.Field == "" || decode.Type == nil {
 		return "the params do not have the expected shape"
 	}
-	path := strings.Split(m[1], ".")
-	return fmt.Sprintf("%s must be %s, not %s", m[1], goKind(m[2]), kindOf(lookup(obj, path)))
+	path := strings.Split(decode.Field, ".")
+	return fmt.Sprintf("%s must be %s, not %s", decode.Field, goKind(decode.Type.String()), kindOf(lookup(obj, path)))
 }
 
 // lookup reads a dotted path of object members.

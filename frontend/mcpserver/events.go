@@ -10,9 +10,9 @@ import (
 // sessionConfigured is the first message of a codex call.
 func sessionConfigured(st Started) msg {
 	c := st.Config
-	return event(sessionConfiguredEvent{SessionID: st.ThreadID, ThreadID: st.ThreadID, Model: c.Model,
+	return sessionConfiguredEvent{SessionID: st.ThreadID, ThreadID: st.ThreadID, Model: c.Model,
 		ModelProviderID: c.Provider.ID, ApprovalPolicy: c.ApprovalPolicy, SandboxPolicy: sandboxPolicy{Type: c.SandboxMode},
-		Cwd: c.Cwd})
+		Cwd: c.Cwd}
 }
 
 // eventMapper turns a turn's event log into Codex event messages. The
@@ -29,7 +29,7 @@ type eventMapper struct {
 }
 
 func taskStarted(turnID string) msg {
-	return event(taskStartedEvent{TurnID: turnID})
+	return taskStartedEvent{TurnID: turnID}
 }
 
 func (m *eventMapper) messages(e workflows.Event) []msg {
@@ -64,20 +64,20 @@ func (m *eventMapper) begin(it *workflows.Item) []msg {
 	switch it.Type {
 	case workflows.ItemCommandExecution:
 		m.began[it.ID] = true
-		return []msg{event(execCommandBeginEvent{CallID: it.ID, Command: argv(it.Command), Cwd: it.Cwd, ParsedCmd: []json.RawMessage{}})}
+		return []msg{execCommandBeginEvent{CallID: it.ID, Command: argv(it.Command), Cwd: it.Cwd, ParsedCmd: []json.RawMessage{}}}
 	case workflows.ItemFileChange:
 		m.began[it.ID] = true
-		return []msg{event(patchApplyBeginEvent{CallID: it.ID, AutoApproved: true, Changes: changes(it)})}
+		return []msg{patchApplyBeginEvent{CallID: it.ID, AutoApproved: true, Changes: changes(it)}}
 	case workflows.ItemMCPToolCall:
 		m.began[it.ID] = true
-		return []msg{event(mcpToolCallBeginEvent{CallID: it.ID, Invocation: invocation(it)})}
+		return []msg{mcpToolCallBeginEvent{CallID: it.ID, Invocation: invocation(it)}}
 	case workflows.ItemCollabAgentToolCall:
 		if it.Agent == nil {
 			return nil
 		}
 		if b := m.collabBegin(it); b != nil {
 			m.began[it.ID] = true
-			return []msg{event(b)}
+			return []msg{b}
 		}
 	}
 	return nil
@@ -88,14 +88,14 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 	case workflows.ItemAgentMessage:
 		// Its agent_message_delta messages come from the live view (see
 		// livePoller.handle).
-		return []msg{event(agentMessageEvent{Message: it.Text})}
+		return []msg{agentMessageEvent{Message: it.Text}}
 	case workflows.ItemReasoning:
-		return []msg{event(agentReasoningEvent{Text: it.Text})}
+		return []msg{agentReasoningEvent{Text: it.Text}}
 	case workflows.ItemCommandExecution:
 		return append(m.begin(it), execEnd(it))
 	case workflows.ItemFileChange:
-		return append(m.begin(it), event(patchApplyEndEvent{CallID: it.ID, Success: it.Status == workflows.StatusCompleted,
-			Changes: changes(it)}))
+		return append(m.begin(it), patchApplyEndEvent{CallID: it.ID, Success: it.Status == workflows.StatusCompleted,
+			Changes: changes(it)})
 	case workflows.ItemMCPToolCall:
 		return append(m.begin(it), mcpEnd(it))
 	case workflows.ItemCollabAgentToolCall:
@@ -103,7 +103,7 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 			return nil
 		}
 		if end := m.collabEnd(it); end != nil {
-			return append(m.begin(it), event(end))
+			return append(m.begin(it), end)
 		}
 	case workflows.ItemTodoList:
 		plan := make([]planStep, 0, len(it.Items))
@@ -114,11 +114,11 @@ func (m *eventMapper) completed(it *workflows.Item) []msg {
 			}
 			plan = append(plan, planStep{Step: t.Text, Status: status})
 		}
-		return []msg{event(planUpdateEvent{Plan: plan})}
+		return []msg{planUpdateEvent{Plan: plan}}
 	case workflows.ItemError:
 		// A tool error the model is told about; the turn goes on, so it is
 		// not Codex's (turn-ending) error message.
-		return []msg{event(warningEvent{Message: it.Message})}
+		return []msg{warningEvent{Message: it.Message}}
 	}
 	return nil
 }
@@ -128,13 +128,13 @@ func execEnd(it *workflows.Item) msg {
 	if it.ExitCode != nil {
 		exit = *it.ExitCode
 	}
-	return event(execCommandEndEvent{
+	return execCommandEndEvent{
 		CallID: it.ID, Command: argv(it.Command), Cwd: it.Cwd,
 		ExitCode: exit, Stdout: it.AggregatedOutput,
 		AggregatedOutput: it.AggregatedOutput, FormattedOutput: it.AggregatedOutput,
 		Duration: durationOf(it.DurationMs),
 		Status:   workflows.ShownStatus(it.Status),
-	})
+	}
 }
 
 // invocation is Codex's McpInvocation: the server, its tool and the
@@ -167,8 +167,8 @@ func mcpEnd(it *workflows.Item) msg {
 		}
 		result.Err = &errText
 	}
-	return event(mcpToolCallEndEvent{CallID: it.ID, Invocation: invocation(it),
-		Duration: durationOf(it.DurationMs), Result: result})
+	return mcpToolCallEndEvent{CallID: it.ID, Invocation: invocation(it),
+		Duration: durationOf(it.DurationMs), Result: result}
 }
 
 // argv shows a command the way Codex's events do, as an argument vector;
@@ -187,18 +187,18 @@ func changes(it *workflows.Item) map[string]fileChange {
 // then task_complete, turn_aborted or error.
 func endMessages(res workflows.TurnResult) []msg {
 	usage := usageOf(res)
-	out := []msg{event(tokenCountEvent{Info: tokenCountInfo{TotalTokenUsage: usage, LastTokenUsage: usage}})}
+	out := []msg{tokenCountEvent{Info: tokenCountInfo{TotalTokenUsage: usage, LastTokenUsage: usage}}}
 	switch res.Status {
 	case workflows.StatusCompleted:
 		var last *string
 		if res.FinalMessage != "" {
 			last = &res.FinalMessage
 		}
-		return append(out, event(taskCompleteEvent{TurnID: res.TurnID, LastAgentMessage: last}))
+		return append(out, taskCompleteEvent{TurnID: res.TurnID, LastAgentMessage: last})
 	case workflows.StatusInterrupted:
-		return append(out, event(turnAbortedEvent{TurnID: res.TurnID, Reason: "interrupted"}))
+		return append(out, turnAbortedEvent{TurnID: res.TurnID, Reason: "interrupted"})
 	}
-	return append(out, event(errorEvent{Message: failure(res)}))
+	return append(out, errorEvent{Message: failure(res)})
 }
 
 // failure says why a turn did not complete.
@@ -212,13 +212,13 @@ func failure(res workflows.TurnResult) string {
 // isDelta tells the streaming messages apart; they get no
 // notifications/progress of their own.
 func isDelta(m msg) bool {
-	t := m.kind()
+	t := m.eventType()
 	return t == "agent_message_delta" || t == "exec_command_output_delta"
 }
 
 // summary is a short line for notifications/progress.
 func summary(m msg) string {
-	switch e := m.typed().(type) {
+	switch e := m.(type) {
 	case execCommandBeginEvent:
 		if len(e.Command) > 0 {
 			return "running: " + e.Command[len(e.Command)-1]
@@ -238,7 +238,7 @@ func summary(m msg) string {
 	case streamErrorEvent:
 		return e.Message // the retry, as the client's progress shows it
 	}
-	return m.kind()
+	return m.eventType()
 }
 
 // streamError is Codex's stream_error message, sent for each retry of a
@@ -257,5 +257,5 @@ func streamError(e workflows.Event) msg {
 			info = &codexErrorInfo{ResponseStreamDisconnected: &httpStatus{status}}
 		}
 	}
-	return event(streamErrorEvent{Message: workflows.RetryText(e), CodexErrorInfo: info, AdditionalDetails: e.Error})
+	return streamErrorEvent{Message: workflows.RetryText(e), CodexErrorInfo: info, AdditionalDetails: e.Error}
 }

@@ -13,49 +13,19 @@ import (
 // (testdata/codex140_collab.jsonl holds the collab messages of Codex
 // 0.140's own mcp-server).
 //
-// A message travels as a [msg]: the typed event, written with its "type"
-// and its keys in sorted order, as the messages were always written.
-// (msg stays a map so that the live deltas, built in live.go, can be
-// written as map literals; once they are typed, msg can become the
-// [codexEvent] interface.) Nested objects keep their keys sorted by
-// declaring their fields in that order.
+// A message is a [msg], written by [wireEvent] with its "type" and its
+// keys in sorted order, as the messages were always written. Nested
+// objects keep their keys sorted by declaring their fields in that order.
 
-// codexEvent is one typed event message; eventType is its "type".
-type codexEvent interface{ eventType() string }
+// msg is one Codex event message; eventType is its "type".
+type msg interface{ eventType() string }
 
-// msg is one Codex event message: a typed event (see [event]), or a map
-// {"type": ..., fields...}.
-type msg map[string]any
+// wireEvent is a msg as a codex/event notification's "msg" carries it.
+type wireEvent struct{ msg }
 
-// payload is the key under which a msg holds its typed event.
-const payload = "\x00event"
-
-// event wraps a typed event as a msg.
-func event(e codexEvent) msg { return msg{payload: e} }
-
-// typed is the msg's typed event, if it holds one.
-func (m msg) typed() codexEvent {
-	e, _ := m[payload].(codexEvent)
-	return e
-}
-
-// kind is the message's type.
-func (m msg) kind() string {
-	if e := m.typed(); e != nil {
-		return e.eventType()
-	}
-	t, _ := m["type"].(string)
-	return t
-}
-
-// MarshalJSON writes a typed event with its "type", its keys sorted; a
-// map as it is.
-func (m msg) MarshalJSON() ([]byte, error) {
-	e := m.typed()
-	if e == nil {
-		return json.Marshal(map[string]any(m))
-	}
-	body, err := json.Marshal(e)
+// MarshalJSON writes the event with its "type", its keys sorted.
+func (w wireEvent) MarshalJSON() ([]byte, error) {
+	body, err := json.Marshal(w.msg)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +33,7 @@ func (m msg) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(body, &keys); err != nil {
 		return nil, err
 	}
-	keys["type"], _ = json.Marshal(e.eventType())
+	keys["type"], _ = json.Marshal(w.eventType())
 	return json.Marshal(keys)
 }
 

@@ -43,12 +43,11 @@ func (c *call) stream(turnID string) *threads.Stream {
 func liveMessage(u threads.Update) (msg, bool) {
 	switch {
 	case u.Kind == threads.UpdateOutput:
-		return msg{"type": "exec_command_output_delta", "call_id": u.Item.ID,
-			"stream": u.Stream, "chunk": base64.StdEncoding.EncodeToString(u.Data)}, true
+		return execCommandOutputDeltaEvent{CallID: u.Item.ID, Stream: u.Stream, Chunk: base64.StdEncoding.EncodeToString(u.Data)}, true
 	case u.Kind == threads.UpdateDelta && u.Stream == threads.LiveReasoning:
-		return msg{"type": "agent_reasoning_delta", "delta": u.Text}, true
+		return agentReasoningDeltaEvent{Delta: u.Text}, true
 	case u.Kind == threads.UpdateDelta:
-		return msg{"type": "agent_message_delta", "delta": u.Text}, true
+		return agentMessageDeltaEvent{Delta: u.Text}, true
 	}
 	return nil, false
 }
@@ -68,11 +67,11 @@ func restMessage(u threads.Update) (msg, bool) {
 			rest = st.Rest
 		}
 		if rest != "" {
-			return msg{"type": "agent_message_delta", "delta": rest}, true
+			return agentMessageDeltaEvent{Delta: rest}, true
 		}
 	case workflows.ItemReasoning:
 		if st != nil && st.Text != "" && st.Rest != "" {
-			return msg{"type": "agent_reasoning_delta", "delta": st.Rest}, true
+			return agentReasoningDeltaEvent{Delta: st.Rest}, true
 		}
 	}
 	return nil, false
