@@ -52,7 +52,7 @@ func (b *backend) Close() {
 	if b.server != nil {
 		b.server.Stop()
 	}
-	stopTracing(b.tracing)
+	b.tracing.Stop()
 }
 
 func quietLogger(w io.Writer) sdklog.Logger {
@@ -165,7 +165,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 		Namespace: cfg.Temporal.Namespace, SearchAttributes: workflows.SearchAttributeTypes(), UIListColumns: workflows.UIListColumns,
 	})
 	if err != nil {
-		stopTracing(tr)
+		tr.Stop()
 		return nil, err
 	}
 	b := &backend{server: srv, embedded: true, tracing: tr}
