@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"log/slog"
@@ -52,7 +50,7 @@ func (b *backend) Close() {
 	if b.server != nil {
 		b.server.Stop()
 	}
-	stopTracing(b.tracing)
+	b.tracing.Stop()
 }
 
 func quietLogger(w io.Writer) sdklog.Logger {
@@ -67,22 +65,17 @@ func dial(ctx context.Context, t config.Temporal, address string, logTo io.Write
 		// machine needs more; over a network the SDK's gzip stays on.
 		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
 	}
-	if t.TLS || t.TLSCert != "" || t.TLSCA != "" {
-		tc, err := tlsConfig(t)
-		if err != nil {
-			return nil, err
-		}
-		opts.ConnectionOptions.TLS = tc
+	tc, err := t.TLSConfig()
+	if err != nil {
+		return nil, exitf(2, "%v", err)
 	}
+	opts.ConnectionOptions.TLS = tc
 	if t.APIKeyEnv != "" {
 		key := os.Getenv(t.APIKeyEnv)
 		if key == "" {
 			return nil, exitf(2, "%s is not set (temporal.api_key_env)", t.APIKeyEnv)
 		}
 		opts.Credentials = client.NewAPIKeyStaticCredentials(key)
-		if opts.ConnectionOptions.TLS == nil {
-			opts.ConnectionOptions.TLS = &tls.Config{}
-		}
 	}
 	c, err := client.DialContext(ctx, opts)
 	if err != nil {
@@ -103,29 +96,6 @@ func loopback(address string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func tlsConfig(t config.Temporal) (*tls.Config, error) {
-	tc := &tls.Config{ServerName: t.TLSServerName}
-	if t.TLSCert != "" || t.TLSKey != "" {
-		cert, err := tls.LoadX509KeyPair(t.TLSCert, t.TLSKey)
-		if err != nil {
-			return nil, exitf(2, "loading temporal.tls_cert/tls_key: %v", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	if t.TLSCA != "" {
-		pem, err := os.ReadFile(t.TLSCA)
-		if err != nil {
-			return nil, exitf(2, "reading temporal.tls_ca: %v", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, exitf(2, "temporal.tls_ca %s holds no PEM certificate", t.TLSCA)
-		}
-		tc.RootCAs = pool
-	}
-	return tc, nil
 }
 
 // probe tells whether a Temporal frontend answers at the address.
@@ -165,7 +135,7 @@ func startEmbedded(ctx context.Context, cfg *config.Config, eo embedOptions, log
 		Namespace: cfg.Temporal.Namespace, SearchAttributes: workflows.SearchAttributeTypes(), UIListColumns: workflows.UIListColumns,
 	})
 	if err != nil {
-		stopTracing(tr)
+		tr.Stop()
 		return nil, err
 	}
 	b := &backend{server: srv, embedded: true, tracing: tr}

@@ -38,7 +38,7 @@ func connectHosting(ctx context.Context, cfg *config.Config, stderr io.Writer, h
 		}
 		c, err := dial(ctx, t, t.Address, stderr, tr.ClientInterceptors()...)
 		if err != nil {
-			stopTracing(tr)
+			tr.Stop()
 			return nil, err
 		}
 		b := &backend{client: c, tracing: tr}
@@ -70,7 +70,7 @@ func connectHosting(ctx context.Context, cfg *config.Config, stderr io.Writer, h
 	}
 	c, err := dial(ctx, t, t.Address, stderr, tr.ClientInterceptors()...)
 	if err != nil {
-		stopTracing(tr)
+		tr.Stop()
 		return nil, err
 	}
 	return &backend{client: c, background: true, tracing: tr}, nil

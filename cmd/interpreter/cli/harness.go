@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
+	"io"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -26,28 +22,8 @@ type HarnessListCmd struct{}
 
 // Run prints one line per harness.
 func (HarnessListCmd) Run(stdio Stdio) error {
-	tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tWIRE APIS\tTOOLS")
-	for _, name := range harness.Names() {
-		h, _ := harness.Lookup(name)
-		info := h.Info()
-		var tools []string
-		for _, t := range h.Tools() {
-			tools = append(tools, t.Name+"→"+t.Core)
-		}
-		list := strings.Join(tools, ", ")
-		if info.TextLoop {
-			list = "none: text loop, one command per reply, run as shell"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, strings.Join(info.Wires, ", "), list)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdio.Out, "\nWithout `harness` in config (or --harness), a Messages provider gets claude-code and other providers\n"+
-		"the model family's harness: claude → claude-code, kimi/moonshot → kimi-cli, qwen/qwq/dashscope → qwen-code,\n"+
-		"deepseek → deepseek-tui, gpt/o-series/anything else → codex.\n")
-	return nil
+	_, err := io.WriteString(stdio.Out, harness.ListText())
+	return err
 }
 
 // HarnessShowCmd renders one harness's request.
@@ -101,76 +77,10 @@ func (c *HarnessShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 	}
 	req := harness.Request{Model: env.Model, Harness: h, Env: env,
 		Conversation: []harness.Entry{{Kind: harness.KindUser, Text: "<your prompt>"}}}
-	var params any
-	switch wire {
-	case harness.WireResponses:
-		params = harness.RenderResponses(req)
-	case harness.WireChat:
-		params = harness.RenderChat(req)
-	case harness.WireMessages:
-		params = harness.RenderMessages(req)
-	}
-	raw, err := json.Marshal(params)
+	text, err := harness.DescribeRequest(req, wire, c.JSON)
 	if err != nil {
 		return exitf(1, "rendering: %v", err)
 	}
-	if c.JSON {
-		var b bytes.Buffer
-		_ = json.Indent(&b, raw, "", "  ")
-		fmt.Fprintln(stdio.Out, b.String())
-		return nil
-	}
-	var body map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &body); err != nil {
-		return exitf(1, "rendering: %v", err)
-	}
-	system := systemPrompt(wire, body)
-	tools := body["tools"]
-	for _, k := range []string{"instructions", "input", "messages", "system", "tools"} {
-		delete(body, k)
-	}
-	info := h.Info()
-	fmt.Fprintf(stdio.Out, "harness %s over %s, model %s\n", info.Name, wire, env.Model)
-	if info.StartupContext {
-		fmt.Fprintf(stdio.Out, "(a thread opens with a start-up context exchange: date, OS, working directory and its listing)\n")
-	}
-	fmt.Fprintf(stdio.Out, "\n--- system prompt ---\n%s\n", strings.TrimRight(system, "\n"))
-	fmt.Fprintf(stdio.Out, "\n--- tools (as sent) ---\n")
-	if len(tools) == 0 {
-		fmt.Fprintln(stdio.Out, "none (text loop: the command is read from the reply, its output is the next user message)")
-	} else {
-		var b bytes.Buffer
-		_ = json.Indent(&b, tools, "", "  ")
-		fmt.Fprintln(stdio.Out, b.String())
-	}
-	rest, _ := json.MarshalIndent(body, "", "  ")
-	fmt.Fprintf(stdio.Out, "\n--- other request fields ---\n%s\n", rest)
-	return nil
-}
-
-// systemPrompt finds the system prompt in a rendered request body.
-func systemPrompt(wire string, body map[string]json.RawMessage) string {
-	var s string
-	switch wire {
-	case harness.WireResponses:
-		_ = json.Unmarshal(body["instructions"], &s)
-	case harness.WireChat:
-		var msgs []struct {
-			Role    string `json:"role"`
-			Content string `json:"content"`
-		}
-		_ = json.Unmarshal(body["messages"], &msgs)
-		if len(msgs) > 0 && msgs[0].Role == "system" {
-			s = msgs[0].Content
-		}
-	case harness.WireMessages:
-		var blocks []struct {
-			Text string `json:"text"`
-		}
-		_ = json.Unmarshal(body["system"], &blocks)
-		for _, b := range blocks {
-			s += b.Text
-		}
-	}
-	return s
+	_, err = io.WriteString(stdio.Out, text)
+	return err
 }

@@ -72,7 +72,7 @@ func (w *WorkerCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 	}
 	c, err := dial(ctx, cfg.Temporal, cfg.Temporal.Address, io.Err, tr.ClientInterceptors()...)
 	if err != nil {
-		stopTracing(tr)
+		tr.Stop()
 		return exitf(1, "%v", err)
 	}
 	b := &backend{client: c, tracing: tr}
