@@ -447,11 +447,19 @@ func (p *Pool) CallTool(ctx context.Context, scope string, s Server, tool string
 		return finish(fmt.Sprintf("mcp server %q: tool %q timed out after %s (tool_timeout_sec); the server will be restarted at the next call", s.Name, tool, r.CallTimeout()), true)
 	}
 	p.drop(r.key, sess)
-	if msg := err.Error(); strings.Contains(msg, "maximum line length") || strings.Contains(msg, "SSE event exceeded") {
+	if resultTooLarge(err) {
 		return finish(fmt.Sprintf("mcp server %q: the result of tool %q is larger than %d MiB, the most this client reads; it was dropped, and the server will be restarted at the next call",
 			s.Name, tool, mcp.DefaultMaxLineLength>>20), true)
 	}
 	// A server that died may still be flushing its last words.
 	sess.awaitStderr(time.Second)
 	return finish(fmt.Sprintf("mcp server %q: tool %q failed: the connection to the server was lost (%v)%s; the server will be restarted at the next call", s.Name, tool, err, sess.stderrNote()), true)
+}
+
+// resultTooLarge tells whether a call failed because the server's answer
+// was longer than the client reads. The go-sdk's transports report that
+// with unexported errors, so their text is what we have.
+func resultTooLarge(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "maximum line length") || strings.Contains(msg, "SSE event exceeded")
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"sync"
 	"time"
 
@@ -101,7 +102,7 @@ func Start(opts Options) (*Server, error) {
 	// stays).
 	for attempt := 0; attempt < 4; attempt++ {
 		srv, err = start(opts)
-		if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		if err == nil || !portTaken(err) {
 			break
 		}
 	}
@@ -361,3 +362,11 @@ var handedOut = struct {
 	sync.Mutex
 	ports map[int]bool
 }{ports: map[int]bool{}}
+
+// portTaken tells whether a start failed because a port was taken. The
+// Temporal server's listener failure reaches us as a logged message's
+// text, not as the net package's error, so the OS's text is all there is
+// to go by; the typed check comes first for the cases that keep it.
+func portTaken(err error) bool {
+	return errors.Is(err, syscall.EADDRINUSE) || strings.Contains(err.Error(), "address already in use")
+}
