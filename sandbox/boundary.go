@@ -224,7 +224,7 @@ func WritableRoots(cwd string, extra []string, tmpDirs ...string) ([]string, err
 // writable roots: each root's `.git` (a directory, or the file of a git
 // worktree), and each extra protected path that lies inside a root. Only
 // existing paths are listed: a path that does not exist cannot be bound
-// read-only (see the README for what that means for a `.git` created by
+// read-only (see docs/sandbox-and-approvals.md for what that means for a `.git` created by
 // the command itself).
 func ProtectedUnder(roots, extra []string) []string {
 	var out []string

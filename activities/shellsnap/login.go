@@ -83,8 +83,8 @@ const (
 )
 
 // kindOf tells the kind of shell (a name or a path), 0 for shells run as
-// given (fish, ksh, a sh that is not dash, ...: see the README's Shell
-// snapshots).
+// given (fish, ksh, a sh that is not dash, ...: see
+// docs/shell-snapshots.md).
 func kindOf(shell string) shellKind {
 	switch filepath.Base(shell) {
 	case "bash":

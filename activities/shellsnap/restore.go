@@ -48,7 +48,7 @@ func restoreScriptOf(k shellKind, c captured) string {
 // since errexit or nounset would stop the script itself.
 func restoreScript(c captured) string {
 	var b strings.Builder
-	b.WriteString("# Written by interpreter: the state of a login shell after its profile (README: Shell snapshots).\n")
+	b.WriteString("# Written by interpreter: the state of a login shell after its profile (docs/shell-snapshots.md).\n")
 	b.WriteString("if [ -n \"${" + restoreVar + "+x}\" ]; then export BASH_ENV=\"$" + restoreVar + "\"; unset " + restoreVar + "; else unset BASH_ENV; fi\n")
 	b.WriteString(optionLines(c.sec["shopt"]))
 	b.WriteString(c.sec["funcs"])

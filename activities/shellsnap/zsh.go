@@ -37,7 +37,7 @@ var zshLateOptions = map[string]bool{"errexit": true, "errreturn": true, "nounse
 // it set up is in the snapshot.
 func zshRestoreScript(c captured) string {
 	var b strings.Builder
-	b.WriteString("# Written by interpreter: the state of a login zsh after its profile (README: Shell snapshots).\n")
+	b.WriteString("# Written by interpreter: the state of a login zsh after its profile (docs/shell-snapshots.md).\n")
 	b.WriteString("if (( ${+" + zdotdirVar + "} )); then export ZDOTDIR=\"$" + zdotdirVar + "\"; unset " + zdotdirVar + "; else unset ZDOTDIR; fi\n")
 	b.WriteString("if (( ${+" + probeVar + "} )); then unset " + probeVar + "; print -r -- " + probeSaid + "; fi\n")
 	early, late := zshOptions(c.sec["setopt"])

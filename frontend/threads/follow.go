@@ -17,7 +17,7 @@ import (
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// How a front end follows a turn, and why (README, "Following a turn"):
+// How a front end follows a turn, and why (docs/architecture.md, "Following a turn"):
 // the turn's event log grows only when one of its workflow tasks
 // completes. A follower long-polls the run's history on the server
 // (GetWorkflowExecutionHistory with WaitNewEvent), which wakes it when

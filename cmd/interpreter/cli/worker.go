@@ -45,7 +45,7 @@ type WorkerCmd struct {
 	ToolsOnly    bool   `name:"tools-only" help:"Only run this host's tools (shell, patches); leave workflows and model calls to other workers."`
 	BuildID      string `name:"build-id" env:"INTERPRETER_BUILD_ID" help:"This build's id in the Worker Deployment (default: the binary's VCS revision, else a hash of it)."`
 	Deployment   string `help:"The Worker Deployment's name (default: interpreter)."`
-	Promote      bool   `help:"Make this build the deployment's current version: new turns start on it (see README: upgrading)."`
+	Promote      bool   `help:"Make this build the deployment's current version: new turns start on it (see docs/cluster.md, Versions and upgrades)."`
 	Unversioned  bool   `help:"Poll without worker versioning (all workers of the queue must then run one build)."`
 }
 
