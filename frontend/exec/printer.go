@@ -25,7 +25,7 @@ func (p *printer) emit(v any) {
 
 func (p *printer) threadStarted(threadID, turnID string) {
 	if p.json {
-		p.emit(map[string]any{"type": "thread.started", "thread_id": threadID})
+		p.emit(threadStartedEvent{ThreadID: threadID, Type: "thread.started"})
 		return
 	}
 	fmt.Fprintf(p.io.Err, "thread %s · %s\n", threadID, turnID)
@@ -42,48 +42,16 @@ func (p *printer) event(e workflows.Event) {
 func (p *printer) jsonEvent(e workflows.Event) {
 	switch e.Type {
 	case workflows.EventTurnStarted:
-		p.emit(map[string]any{"type": "turn.started"})
+		p.emit(typeOnlyEvent{Type: "turn.started"})
 	case workflows.EventItemStarted, workflows.EventItemUpdated, workflows.EventItemCompleted:
-		p.emit(map[string]any{"type": e.Type, "item": jsonItem(e.Item)})
+		p.emit(itemEvent{Item: jsonItem(e.Item), Type: e.Type})
 	case workflows.EventModelRetry:
 		// As `codex exec --json` shows an error notification that will
 		// be retried: a top-level error event, the turn going on.
-		p.emit(map[string]any{"type": "error", "message": workflows.RetryText(e)})
+		p.emit(errorEvent{Message: workflows.RetryText(e), Type: "error"})
 	}
 	// turn.completed / turn.failed are printed by finish, from the turn's
 	// result, which also carries the final usage.
-}
-
-// jsonItem renders an item with the fields `codex exec --json` gives each
-// item type.
-func jsonItem(it *workflows.Item) map[string]any {
-	m := map[string]any{"id": it.ID, "type": it.Type}
-	switch it.Type {
-	case workflows.ItemAgentMessage, workflows.ItemReasoning:
-		m["text"] = it.Text
-	case workflows.ItemCommandExecution:
-		m["command"], m["aggregated_output"], m["status"] = it.Command, it.AggregatedOutput, workflows.ShownStatus(it.Status)
-		if it.ExitCode != nil {
-			m["exit_code"] = *it.ExitCode
-		}
-	case workflows.ItemFileChange:
-		changes := it.Changes
-		if changes == nil {
-			changes = []workflows.FileChange{}
-		}
-		m["changes"], m["status"] = changes, workflows.ShownStatus(it.Status)
-	case workflows.ItemTodoList:
-		items := it.Items
-		if items == nil {
-			items = []workflows.TodoItem{}
-		}
-		m["items"] = items
-	case workflows.ItemError:
-		m["message"] = it.Message
-	case workflows.ItemMCPToolCall:
-		mcpJSONItem(m, it)
-	}
-	return m
 }
 
 func (p *printer) humanEvent(e workflows.Event) {
@@ -183,15 +151,15 @@ func (p *printer) finish(r workflows.TurnResult, last bool) {
 	if p.json {
 		switch r.Status {
 		case workflows.StatusCompleted:
-			p.emit(map[string]any{"type": "turn.completed", "usage": map[string]any{
-				"input_tokens": r.Usage.InputTokens, "cached_input_tokens": r.Usage.CachedInputTokens,
-				"output_tokens": r.Usage.OutputTokens, "reasoning_output_tokens": r.Usage.ReasoningTokens}})
+			p.emit(turnCompletedEvent{Type: "turn.completed", Usage: execUsage{
+				CachedInputTokens: r.Usage.CachedInputTokens, InputTokens: r.Usage.InputTokens,
+				OutputTokens: r.Usage.OutputTokens, ReasoningOutputTokens: r.Usage.ReasoningTokens}})
 		default:
 			msg := r.Error
 			if r.Status == workflows.StatusInterrupted && msg == "" {
 				msg = "turn interrupted"
 			}
-			p.emit(map[string]any{"type": "turn.failed", "error": map[string]any{"message": msg}})
+			p.emit(turnFailedEvent{Error: errorMessage{Message: msg}, Type: "turn.failed"})
 		}
 		return
 	}
@@ -221,24 +189,6 @@ func PrintApproval(w io.Writer, a workflows.Approval) {
 		fmt.Fprintf(w, "  without a decision by %s: %s\n", a.Deadline.Local().Format("15:04:05"), a.DefaultDecision)
 	}
 	fmt.Fprintf(w, "  answer: %s\n", a.Answer)
-}
-
-// mcpJSONItem fills an mcp_tool_call item as `codex exec --json` shows
-// one: arguments as JSON, the result as text content, or the error.
-func mcpJSONItem(m map[string]any, it *workflows.Item) {
-	m["server"], m["tool"], m["status"] = it.Server, it.Tool, it.Status
-	var args any = map[string]any{}
-	if it.Arguments != "" && json.Unmarshal([]byte(it.Arguments), &args) != nil {
-		args = it.Arguments
-	}
-	m["arguments"] = args
-	m["result"], m["error"] = nil, nil
-	switch {
-	case it.Status == workflows.StatusCompleted:
-		m["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": it.Result}}, "structured_content": nil}
-	case it.Message != "":
-		m["error"] = map[string]any{"message": it.Message}
-	}
 }
 
 // mcpHumanItem prints an MCP tool call for a person.
