@@ -3,10 +3,18 @@ package cli
 import (
 	"fmt"
 	"runtime/debug"
+
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
-// Release is the release this build is.
-const Release = "0.1.0"
+// Release is the release this build is: the one whose baseline its
+// workflow code is.
+const Release = workflows.Release
+
+// commit is the build's commit when the Go toolchain did not record it
+// (GOFLAGS=-buildvcs=false, a build from an archive):
+// go build -ldflags "-X github.com/interpreter-dev/interpreter/cmd/interpreter/cli.commit=$(git rev-parse --short HEAD)".
+var commit string
 
 // Version is what the app-server and the MCP server report to their
 // clients (serverInfo, userAgent, a thread's cliVersion) and traces carry
@@ -44,6 +52,9 @@ func buildCommit(settings []debug.BuildSetting) string {
 		case "vcs.modified":
 			dirty = s.Value == "true"
 		}
+	}
+	if rev == "" && commit != "" {
+		return commit
 	}
 	if rev == "" {
 		return "unknown"
