@@ -1,15 +1,12 @@
 package workflows
 
 import (
-	"os"
-
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/harness"
-	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // What front ends use of the packages below workflows (harness,
-// activities, sandbox), named here so that a front end imports workflows
+// activities), named here so that a front end imports workflows
 // and frontend/threads only (see DESIGN.md). Each name is an alias or a
 // call through: the packages below stay the one definition.
 
@@ -65,10 +62,3 @@ func SchemaArr(desc string, items map[string]any) map[string]any { return harnes
 
 // SchemaWith returns s with extra keywords (minItems, default, ...) set.
 func SchemaWith(s map[string]any, kv ...any) map[string]any { return harness.With(s, kv...) }
-
-// OpenPTY opens a pseudo-terminal of rows x cols, for a command a front
-// end runs itself (the app-server's command/exec with tty).
-func OpenPTY(rows, cols int) (master, slave *os.File, err error) { return sandbox.OpenPTY(rows, cols) }
-
-// ResizePTY sets a pseudo-terminal's size.
-func ResizePTY(master *os.File, rows, cols int) error { return sandbox.ResizePTY(master, rows, cols) }

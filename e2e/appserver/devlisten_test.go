@@ -15,7 +15,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/e2e/internal/e2etest"
-	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 )
 
 // wsPeer is a test's own WebSocket client of the app-server: one JSON
@@ -23,12 +23,12 @@ import (
 type wsPeer struct {
 	t       *testing.T
 	ws      *websocket.Conn
-	schema  *schematest.Validator
+	schema  *codexschema.Validator
 	methods map[string]string
 	n       int
 }
 
-func dialPeer(t *testing.T, url string, schema *schematest.Validator) *wsPeer {
+func dialPeer(t *testing.T, url string, schema *codexschema.Validator) *wsPeer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/e2e/internal/e2etest"
-	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 )
 
 // The session of each of Codex's own clients, recorded by the server's
@@ -146,7 +146,7 @@ func normalID(raw json.RawMessage) string {
 
 // checkTranscript validates what the server sent and sums the session
 // up: one line per kind of message and method, sorted.
-func checkTranscript(t *testing.T, path string, v *schematest.Validator) []string {
+func checkTranscript(t *testing.T, path string, v *codexschema.Validator) []string {
 	t.Helper()
 	msgs := readTranscript(t, path)
 	if len(msgs) == 0 {

@@ -11,18 +11,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 )
 
 var (
 	validatorOnce sync.Once
-	validator     *schematest.Validator
+	validator     *codexschema.Validator
 	validatorErr  error
 )
 
-func schema(t *testing.T) *schematest.Validator {
+func schema(t *testing.T) *codexschema.Validator {
 	t.Helper()
-	validatorOnce.Do(func() { validator, validatorErr = schematest.Load() })
+	validatorOnce.Do(func() { validator, validatorErr = codexschema.Load() })
 	if validatorErr != nil {
 		t.Fatalf("loading the reference schema: %v", validatorErr)
 	}

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // StartExec runs command/exec's command in its streaming form in this
@@ -22,15 +20,18 @@ func (a *TemporalBackend) StartExec(_ context.Context, r ExecRequest, o StreamOp
 	if st, err := os.Stat(r.Cwd); err != nil || !st.IsDir() {
 		return nil, &SettingsError{Err: fmt.Errorf("working directory %s does not exist", r.Cwd)}
 	}
-	p := &streamProc{done: make(chan struct{})}
+	p := &streamProc{done: make(chan struct{}), terms: a.Terminals}
 	cmd := exec.Command(r.Command[0], r.Command[1:]...)
 	cmd.Dir, cmd.Env = r.Cwd, commandEnv(r)
 	stdout, stderr := p.sink("stdout", r.OutputCap, o), p.sink("stderr", r.OutputCap, o)
 	var slave *os.File
 	var readerDone chan struct{}
 	if o.TTY {
+		if a.Terminals == nil {
+			return nil, &SettingsError{Err: errors.New("this server has no pseudo-terminals: run the command without tty")}
+		}
 		var err error
-		if p.master, slave, err = workflows.OpenPTY(o.Rows, o.Cols); err != nil {
+		if p.master, slave, err = a.Terminals.Open(o.Rows, o.Cols); err != nil {
 			return nil, &SettingsError{Err: err}
 		}
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
@@ -72,6 +73,7 @@ func (a *TemporalBackend) StartExec(_ context.Context, r ExecRequest, o StreamOp
 type streamProc struct {
 	cmd    *exec.Cmd
 	master *os.File
+	terms  Terminals
 	stdin  io.WriteCloser
 	mu     sync.Mutex
 	closed bool
@@ -143,7 +145,7 @@ func (p *streamProc) Resize(rows, cols int) error {
 	if p.master == nil {
 		return errors.New("it has no terminal (start it with tty)")
 	}
-	return workflows.ResizePTY(p.master, rows, cols)
+	return p.terms.Resize(p.master, rows, cols)
 }
 
 // Terminate kills the process's group (its session with tty).

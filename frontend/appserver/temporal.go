@@ -32,6 +32,16 @@ type TemporalBackend struct {
 	// SearchAttributes: the namespace has the thread search attributes.
 	SearchAttributes bool
 	Settings         Settings
+	// Terminals opens the pseudo-terminals of command/exec with tty; nil:
+	// no terminals, such a request is refused.
+	Terminals Terminals
+}
+
+// Terminals opens and resizes pseudo-terminals (cmd/interpreter passes
+// the sandbox's, the ones unified-exec sessions use).
+type Terminals interface {
+	Open(rows, cols int) (master, slave *os.File, err error)
+	Resize(master *os.File, rows, cols int) error
 }
 
 var _ Backend = (*TemporalBackend)(nil)

@@ -43,3 +43,37 @@ func TestFrontEndsImportWorkflowsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Only cmd/ imports a front end; elsewhere (integration and end-to-end
+// tests included) frontend/threads is the one front-end package in use.
+func TestOnlyCmdImportsFrontEnds(t *testing.T) {
+	const module = "github.com/interpreter-dev/interpreter/"
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git" || rel == "cmd" || rel == "frontend") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if ours, ok := strings.CutPrefix(p, module+"frontend/"); ok && ours != "threads" {
+				t.Errorf("%s imports %s: only cmd/ imports a front end", rel, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

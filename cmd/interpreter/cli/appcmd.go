@@ -11,6 +11,7 @@ import (
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
 	"github.com/interpreter-dev/interpreter/harness"
+	"github.com/interpreter-dev/interpreter/sandbox"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
@@ -69,7 +70,8 @@ func appOptions(cfg *config.Config, log io.Writer) appserver.Options {
 // appBackend is the app-server's backend over b's Temporal client.
 func appBackend(ctx context.Context, b *backend, g *Globals, cfg *config.Config) *appserver.TemporalBackend {
 	return &appserver.TemporalBackend{Client: b.client, TaskQueue: cfg.Temporal.TaskQueue, Namespace: cfg.Temporal.Namespace,
-		SearchAttributes: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace), Settings: &appSettings{b: b, g: g, cfg: cfg}}
+		SearchAttributes: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace), Settings: &appSettings{b: b, g: g, cfg: cfg},
+		Terminals: sandbox.Terminals{}}
 }
 
 // appSettings answers the app-server from the configuration.

@@ -11,6 +11,7 @@ import (
 	"github.com/interpreter-dev/interpreter/dev/devtest"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/frontend/appserver"
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // BenchmarkAppServer measures, over the app-server protocol, thread/start
@@ -112,7 +113,7 @@ func (c *benchApp) until(method string) {
 func benchAppClient(b *testing.B, w *devtest.World) *benchApp {
 	g, loaded := benchConfig(b, w, "")
 	be := &appserver.TemporalBackend{Client: w.Client, TaskQueue: loaded.Temporal.TaskQueue, Namespace: loaded.Temporal.Namespace,
-		SearchAttributes: true, Settings: &appSettings{b: &backend{client: w.Client}, g: g, cfg: loaded}}
+		SearchAttributes: true, Settings: &appSettings{b: &backend{client: w.Client}, g: g, cfg: loaded}, Terminals: sandbox.Terminals{}}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())

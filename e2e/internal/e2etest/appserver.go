@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 )
 
 // AppServer is a running `interpreter app-server` driven over its stdin
@@ -17,7 +17,7 @@ type AppServer struct {
 	*Piped
 	t       *testing.T
 	lines   chan []byte
-	schema  *schematest.Validator
+	schema  *codexschema.Validator
 	mu      sync.Mutex
 	methods map[string]string
 	nextID  int
@@ -26,7 +26,7 @@ type AppServer struct {
 
 // AppServer starts `interpreter app-server` against the dev server (extra
 // flags after it), every line it writes checked against schema.
-func (e *Env) AppServer(schema *schematest.Validator, extra ...string) *AppServer {
+func (e *Env) AppServer(schema *codexschema.Validator, extra ...string) *AppServer {
 	e.T.Helper()
 	args := append([]string{"app-server"}, e.Config()...)
 	args = append(args, "-c", "temporal.embedded=false")
@@ -127,9 +127,9 @@ func (a *AppServer) Handshake() {
 }
 
 // LoadSchema is the app-server protocol's reference JSON Schema.
-func LoadSchema(t *testing.T) *schematest.Validator {
+func LoadSchema(t *testing.T) *codexschema.Validator {
 	t.Helper()
-	v, err := schematest.Load()
+	v, err := codexschema.Load()
 	if err != nil {
 		t.Fatalf("loading the reference schema: %v", err)
 	}

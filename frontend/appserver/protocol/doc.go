@@ -14,7 +14,7 @@
 // since 0.171) and McpServerStatus.RuntimeStatus (added in 0.171); the
 // collaborationMode, thread/settings and backgroundTerminals methods are
 // 0.171's experimental ones. The tests of this package and the server's
-// (../schematest) check the messages against each bundle.
+// (dev/codexschema) check the messages against each bundle.
 //
 // A pointer field is written as null when nil; a field tagged omitempty
 // is left out, as the reference leaves it out.

@@ -4,20 +4,20 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
-	"github.com/interpreter-dev/interpreter/frontend/appserver/schematest"
 )
 
-func load(t *testing.T) *schematest.Validator {
+func load(t *testing.T) *codexschema.Validator {
 	t.Helper()
-	v, err := schematest.Load()
+	v, err := codexschema.Load()
 	if err != nil {
 		t.Fatalf("loading the reference schemas: %v", err)
 	}
 	return v
 }
 
-func check(t *testing.T, v *schematest.Validator, def string, value any) {
+func check(t *testing.T, v *codexschema.Validator, def string, value any) {
 	t.Helper()
 	b, err := json.Marshal(value)
 	if err != nil {

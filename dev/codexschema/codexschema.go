@@ -1,10 +1,10 @@
-// Package schematest checks app-server messages against the reference JSON
+// Package codexschema checks app-server messages against the reference JSON
 // Schemas: the bundles that `codex app-server generate-json-schema` of
-// Codex 0.140 and of Codex 0.171 write, kept in ../testdata/schema. A
+// Codex 0.140 and of Codex 0.171 write, kept in testdata/schema. A
 // message must satisfy both, so clients of either release read it. Tests
 // of the server and the end-to-end tests of the binary use it; the binary
 // does not.
-package schematest
+package codexschema
 
 import (
 	"bytes"
@@ -21,13 +21,13 @@ import (
 const base = "file:///codex_app_server_protocol.schemas.json"
 
 // Versions are the Codex releases whose bundles a message must satisfy,
-// oldest first: each lives in ../testdata/schema/VERSION.
+// oldest first: each lives in testdata/schema/VERSION.
 var Versions = []string{"0.140", "0.171"}
 
 // File is the path of one version's bundle.
 func File(version string) string {
 	_, self, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(self), "..", "testdata", "schema", version, "codex_app_server_protocol.schemas.json")
+	return filepath.Join(filepath.Dir(self), "testdata", "schema", version, "codex_app_server_protocol.schemas.json")
 }
 
 // responses names each method's response definition in the bundle.
@@ -77,7 +77,7 @@ var responses = map[string]string{
 }
 
 // Experimental is the bundle of 0.171 with --experimental, in
-// ../testdata/schema/Experimental: consulted only for a definition no
+// testdata/schema/Experimental: consulted only for a definition no
 // version's stable bundle has (the responses of experimental methods).
 const Experimental = "0.171-experimental"
 

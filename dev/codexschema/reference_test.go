@@ -1,4 +1,4 @@
-package schematest
+package codexschema
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // platform).
 func TestBundlesAreWhatCodexGenerates(t *testing.T) {
 	_, self, _, _ := runtime.Caller(0)
-	e2e := filepath.Join(filepath.Dir(self), "..", "..", "..", "e2e")
+	e2e := filepath.Join(filepath.Dir(self), "..", "..", "e2e")
 	for version, pkg := range map[string]string{"0.140": "codexschema", "0.171": "codexcli", Experimental: "codexcli"} {
 		t.Run(version, func(t *testing.T) {
 			// The platform package's binary: npm ci cannot always install
