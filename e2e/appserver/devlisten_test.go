@@ -13,9 +13,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/e2e/internal/e2etest"
-	"github.com/interpreter-dev/interpreter/dev/codexschema"
 )
 
 // wsPeer is a test's own WebSocket client of the app-server: one JSON

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/dev/codexschema"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/e2e/internal/e2etest"
-	"github.com/interpreter-dev/interpreter/dev/codexschema"
 )
 
 // The session of each of Codex's own clients, recorded by the server's

@@ -1,39 +1,29 @@
 package cli
 
 import (
+	"errors"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	execfe "github.com/interpreter-dev/interpreter/frontend/exec"
-
-	"golang.org/x/sys/unix"
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // openPTY opens a pseudo-terminal pair: the master (the user's side)
 // and the terminal the program reads.
 func openPTY(t *testing.T) (master, tty *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
+	m, s, err := sandbox.OpenPTY(24, 80)
+	if errors.Is(err, sandbox.ErrNoPTY) {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { m.Close(); s.Close() })
 	return m, s
 }
 

@@ -1,21 +1,21 @@
 package e2etest
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/log"
-	"golang.org/x/sys/unix"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/sandbox"
 )
 
 // Update rewrites golden files instead of comparing with them.
@@ -127,23 +127,14 @@ func (e *Env) StartStdin(stdin *os.File, args ...string) *Proc {
 // the terminal a process reads.
 func OpenPTY(t *testing.T) (master, tty *os.File) {
 	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
+	m, s, err := sandbox.OpenPTY(24, 80)
+	if errors.Is(err, sandbox.ErrNoPTY) {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() { m.Close(); s.Close() })
 	return m, s
 }
 
