@@ -57,17 +57,6 @@ const (
 	Refuse Decision = "refuse"
 )
 
-// Decide says whether a command runs at once or needs approval first,
-// as the first builds did: under "untrusted" only known-safe (read-only)
-// commands run without asking. Workflows replaying histories of those
-// builds use it; new decisions come from [Assess].
-func Decide(p Policy, argv []string) Decision {
-	if p == Untrusted && !IsKnownSafe(argv) {
-		return Ask
-	}
-	return Run
-}
-
 // Verdict is the decision about one command before it runs.
 type Verdict struct {
 	Decision Decision

@@ -55,25 +55,6 @@ func TestIsKnownSafe(t *testing.T) {
 	}
 }
 
-func TestDecide(t *testing.T) {
-	cases := []struct {
-		p    Policy
-		argv []string
-		want Decision
-	}{
-		{Untrusted, []string{"ls"}, Run},
-		{Untrusted, []string{"make"}, Ask},
-		{OnRequest, []string{"make"}, Run},
-		{OnFailure, []string{"make"}, Run},
-		{Never, []string{"rm", "x"}, Run},
-	}
-	for _, c := range cases {
-		if got := Decide(c.p, c.argv); got != c.want {
-			t.Errorf("Decide(%s, %q) = %s, want %s", c.p, c.argv, got, c.want)
-		}
-	}
-}
-
 func TestIsKnownDangerous(t *testing.T) {
 	for _, c := range []struct {
 		argv []string
