@@ -183,8 +183,8 @@ type ThreadConfig struct {
 	// ModelCalls chooses how model calls run: ModelCallsAuto (""),
 	// ModelCallsLocal or ModelCallsActivity.
 	ModelCalls string `json:"model_calls,omitempty"`
-	// LocalModelCalls is how threads of earlier builds said
-	// ModelCallsLocal; still honoured for them.
+	// LocalModelCalls is a second spelling of ModelCallsLocal, kept
+	// because the baseline's recorded histories and the tests set it.
 	LocalModelCalls bool `json:"local_model_calls,omitempty"`
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
