@@ -94,6 +94,9 @@ func Start(opts Options) (*Server, error) {
 		}
 		opts.Port = p
 	}
+	// The caller's ports are not bound yet when the internal ones are
+	// picked: keep FreePort from handing them out.
+	reserve(opts.Port, opts.UIPort)
 	var srv *Server
 	var err error
 	// The services' internal ports are picked free, then bound by the
@@ -356,6 +359,17 @@ func FreePort() (int, error) {
 	port := l.Addr().(*net.TCPAddr).Port
 	handedOut.ports[port] = true
 	return port, nil
+}
+
+// reserve marks ports as handed out (0 is no port).
+func reserve(ports ...int) {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for _, p := range ports {
+		if p > 0 {
+			handedOut.ports[p] = true
+		}
+	}
 }
 
 var handedOut = struct {

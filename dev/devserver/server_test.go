@@ -24,6 +24,27 @@ func TestFreePortNeverRepeats(t *testing.T) {
 	}
 }
 
+// A port the caller chose (the frontend's, the UI's) is not bound yet
+// when the server picks its internal ones: FreePort must not hand it out.
+func TestFreePortSkipsReservedPorts(t *testing.T) {
+	var reserved []int
+	for p := 20000; p < 32000; p++ {
+		if p%2 == 0 {
+			reserved = append(reserved, p)
+		}
+	}
+	reserve(reserved...)
+	for i := 0; i < 200; i++ {
+		p, err := FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p >= 20000 && p < 32000 && p%2 == 0 {
+			t.Fatalf("FreePort handed out the reserved port %d", p)
+		}
+	}
+}
+
 // The server's database file is in write-ahead-log mode (bytes 18 and 19
 // of an SQLite file's header are 2 then; 1 with a rollback journal, which
 // costs several fsyncs per commit and made every step of a turn slower).
