@@ -40,6 +40,10 @@ type Options struct {
 	// may be dotted; values may come straight from encoding/json (integral
 	// float64 becomes an integer, nulls are ignored).
 	Extra map[string]any
+
+	// text, when set, is read in place of config.toml (a write checks the
+	// file it would write, see [WriteEdits]).
+	text *string
 }
 
 // DefaultHome returns $INTERPRETER_HOME, or ~/.interpreter when it is unset.
@@ -82,7 +86,13 @@ func Load(opts Options) (*Config, error) {
 	}
 	path := filepath.Join(home, FileName)
 
-	file, err := readFile(path)
+	var file map[string]any
+	var err error
+	if opts.text != nil {
+		file, err = parseFile(path, []byte(*opts.text))
+	} else {
+		file, err = readFile(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +171,7 @@ func Load(opts Options) (*Config, error) {
 	}
 	c.home = home
 	c.opts = opts
+	c.opts.text = nil
 	c.normalizeProviders()
 	if c.Temporal.HostQueue == "" {
 		c.Temporal.HostQueue = DefaultHostQueue(c.Temporal.TaskQueue)
@@ -196,6 +207,11 @@ func readFile(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
+	return parseFile(path, data)
+}
+
+// parseFile parses a config file's text into a tree.
+func parseFile(path string, data []byte) (map[string]any, error) {
 	tree := map[string]any{}
 	if err := toml.Unmarshal(data, &tree); err != nil {
 		var de *toml.DecodeError
