@@ -28,7 +28,7 @@ type docSection struct {
 	// for the root); end is the end of the section's last key's line (or
 	// headerEnd).
 	start, headerEnd, end int
-	entries           []docEntry
+	entries               []docEntry
 }
 
 // docEntry is one `key = value` of a section.
