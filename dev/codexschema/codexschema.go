@@ -67,6 +67,14 @@ var responses = map[string]string{
 	"plugin/installed":        "v2/PluginInstalledResponse",
 	"mcpServerStatus/list":    "v2/ListMcpServerStatusResponse",
 
+	"config/batchWrite":          "v2/ConfigWriteResponse",
+	"config/value/write":         "v2/ConfigWriteResponse",
+	"skills/config/write":        "v2/SkillsConfigWriteResponse",
+	"permissionProfile/list":     "v2/PermissionProfileListResponse",
+	"plugin/list":                "v2/PluginListResponse",
+	"externalAgentConfig/detect": "v2/ExternalAgentConfigDetectResponse",
+	"account/logout":             "v2/LogoutAccountResponse",
+
 	"experimentalFeature/list": "v2/ExperimentalFeatureListResponse",
 
 	// Experimental: only the experimental bundle defines these.

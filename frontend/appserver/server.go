@@ -418,6 +418,14 @@ func init() {
 		"skills/list":             (*conn).skillsList,
 
 		"account/bedrock/checkGovCloudRequirements": (*conn).bedrockGovCloud,
+
+		"config/batchWrite":          (*conn).configBatchWrite,
+		"config/value/write":         (*conn).configValueWrite,
+		"skills/config/write":        (*conn).skillsConfigWrite,
+		"permissionProfile/list":     (*conn).permissionProfileList,
+		"plugin/list":                (*conn).pluginList,
+		"externalAgentConfig/detect": (*conn).externalAgentConfigDetect,
+		"account/logout":             (*conn).accountLogout,
 	}
 }
 

@@ -31,12 +31,54 @@ func (c *conn) configRequirementsRead(json.RawMessage, json.RawMessage) (*result
 	return &result{value: protocol.ConfigRequirementsReadResponse{}}, nil
 }
 
-// emptyData answers a list method with nothing in it.
-func emptyData(json.RawMessage, json.RawMessage) (*result, error) {
-	return &result{value: protocol.List[json.RawMessage]{Data: []json.RawMessage{}}}, nil
+// hooksList lists no hooks (none run here) for each directory asked for:
+// the cwds given, the thread's cwd, or the server's.
+func (c *conn) hooksList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
+	var p struct {
+		Cwds     []string `json:"cwds"`
+		ThreadID *string  `json:"threadId"`
+	}
+	if err := decodeParams(orEmptyObject(raw), &p); err != nil {
+		return nil, err
+	}
+	cwds := p.Cwds
+	if len(cwds) == 0 && p.ThreadID != nil {
+		ctx, cancel := c.requestContext()
+		info, err := c.readThread(ctx, *p.ThreadID)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		cwds = []string{info.Config.Cwd}
+	}
+	if len(cwds) == 0 {
+		cwds = []string{c.s.opts.Cwd}
+	}
+	data := make([]protocol.HooksListEntry, 0, len(cwds))
+	for _, cwd := range cwds {
+		data = append(data, protocol.HooksListEntry{Cwd: cwd, Hooks: []json.RawMessage{}, Warnings: []string{}, Errors: []json.RawMessage{}})
+	}
+	return &result{value: protocol.List[protocol.HooksListEntry]{Data: data}}, nil
 }
 
-func (c *conn) hooksList(id, raw json.RawMessage) (*result, error) { return emptyData(id, raw) }
+// pluginList: no plugin marketplaces here.
+func (c *conn) pluginList(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: protocol.PluginListResponse{Marketplaces: []json.RawMessage{}, MarketplaceLoadErrors: []json.RawMessage{},
+		FeaturedPluginIDs: []string{}}}, nil
+}
+
+// externalAgentConfigDetect (/import): this server imports no other
+// agent's configuration, so it finds none.
+func (c *conn) externalAgentConfigDetect(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: protocol.ExternalAgentConfigDetectResponse{Items: []json.RawMessage{}, Connectors: []json.RawMessage{}}}, nil
+}
+
+// accountLogout (/logout): there is no login to end (the model
+// provider's key is the server's); Codex's server answers {} when no one
+// is logged in, and so does this one.
+func (c *conn) accountLogout(json.RawMessage, json.RawMessage) (*result, error) {
+	return &result{value: protocol.Empty{}}, nil
+}
 
 // mcpServerStatusList lists the configured MCP servers. Their tools are
 // not listed: a server runs on the worker, per turn, not in this process;
@@ -90,6 +132,8 @@ type SkillInfo struct {
 	Name, Description string
 	// Path is the skill's SKILL.md; Scope is user, repo or system.
 	Path, Scope string
+	// Enabled: false for a skill config.toml turns off.
+	Enabled bool
 }
 
 // skillsList lists the skills of each cwd asked for (default: the
@@ -125,7 +169,7 @@ func (c *conn) skillsList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 		}
 		for _, s := range found {
 			entry.Skills = append(entry.Skills, protocol.SkillMetadata{Name: s.Name, Description: s.Description, Path: s.Path,
-				Scope: s.Scope, Enabled: true})
+				Scope: s.Scope, Enabled: s.Enabled})
 		}
 		data = append(data, entry)
 	}

@@ -14,7 +14,7 @@ type skillBackend struct {
 
 func (b *skillBackend) Skills(_ context.Context, cwd string) ([]SkillInfo, []string, error) {
 	b.cwds = append(b.cwds, cwd)
-	return []SkillInfo{{Name: "deploy", Description: "Ship it", Path: cwd + "/.agents/skills/deploy/SKILL.md", Scope: "repo"}},
+	return []SkillInfo{{Name: "deploy", Description: "Ship it", Path: cwd + "/.agents/skills/deploy/SKILL.md", Scope: "repo", Enabled: true}},
 		[]string{"skipped broken: no description"}, nil
 }
 
@@ -32,10 +32,8 @@ func TestStartupMethods(t *testing.T) {
 	if r := c.call("configRequirements/read", nil); r["requirements"] != nil {
 		t.Fatalf("configRequirements/read: %v", r)
 	}
-	for _, m := range []string{"hooks/list", "mcpServerStatus/list"} {
-		if r := c.call(m, map[string]any{"cwds": []string{"/work"}}); len(r["data"].([]any)) != 0 {
-			t.Fatalf("%s: %v", m, r)
-		}
+	if r := c.call("mcpServerStatus/list", map[string]any{}); len(r["data"].([]any)) != 0 {
+		t.Fatalf("mcpServerStatus/list: %v", r)
 	}
 	if r := c.call("plugin/installed", map[string]any{"cwds": []string{"/work"}}); len(r["marketplaces"].([]any)) != 0 {
 		t.Fatalf("plugin/installed: %v", r)

@@ -138,23 +138,24 @@ func (a *appSettings) Resolve(s appserver.ThreadSettings) (workflows.ThreadConfi
 }
 
 func (a *appSettings) Models() ([]appserver.ModelInfo, error) {
-	prov, err := a.cfg.Provider(a.cfg.ModelProvider)
+	c := a.current()
+	prov, err := c.Provider(c.ModelProvider)
 	if err != nil {
 		return nil, err
 	}
-	def := a.cfg.Model
+	def := c.Model
 	if def == "" {
-		def = config.DefaultModel(a.cfg.ModelProvider)
+		def = config.DefaultModel(c.ModelProvider)
 	}
-	models := []appserver.ModelInfo{{ID: def, DisplayName: def, Provider: orDefault(prov.Name, a.cfg.ModelProvider), IsDefault: true}}
-	if d := config.DefaultModel(a.cfg.ModelProvider); d != def {
-		models = append(models, appserver.ModelInfo{ID: d, DisplayName: d, Provider: orDefault(prov.Name, a.cfg.ModelProvider)})
+	models := []appserver.ModelInfo{{ID: def, DisplayName: def, Provider: orDefault(prov.Name, c.ModelProvider), IsDefault: true}}
+	if d := config.DefaultModel(c.ModelProvider); d != def {
+		models = append(models, appserver.ModelInfo{ID: d, DisplayName: d, Provider: orDefault(prov.Name, c.ModelProvider)})
 	}
 	return models, nil
 }
 
 func (a *appSettings) Config() (map[string]any, error) {
-	c := a.cfg
+	c := a.current()
 	out := map[string]any{
 		"model_provider":  c.ModelProvider,
 		"approval_policy": orDefault(c.ApprovalPolicy, config.ApprovalOnRequest),
