@@ -16,11 +16,19 @@ const Release = workflows.Release
 // go build -ldflags "-X github.com/interpreter-dev/interpreter/cmd/interpreter/cli.commit=$(git rev-parse --short HEAD)".
 var commit string
 
+// CodexProtocol is the release of Codex whose app-server protocol this
+// build speaks (its schemas are dev/codexschema's newest).
+const CodexProtocol = "0.171.0"
+
 // Version is what the app-server and the MCP server report to their
 // clients (serverInfo, userAgent, a thread's cliVersion) and traces carry
-// as service.version: unchanged from before the release, since a Codex
-// client compares it with its own version.
-var Version = Release + "-dev"
+// as service.version: the release, with the Codex protocol release as
+// semver build metadata ("0.1.0+codex.0.171.0"). A Codex client compares
+// the version in the app-server's userAgent with its own and warns of an
+// older server; a version with build metadata is one it does not order,
+// so it does not warn, and the metadata says which of its releases this
+// server follows.
+var Version = Release + "+codex." + CodexProtocol
 
 // VersionCmd prints the version.
 type VersionCmd struct{}

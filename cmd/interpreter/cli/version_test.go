@@ -36,3 +36,11 @@ func TestBuildCommit(t *testing.T) {
 		}
 	}
 }
+
+// The version clients see is the release with the Codex protocol release
+// as build metadata: a Codex 0.171 client does not order it below itself.
+func TestClientVersion(t *testing.T) {
+	if Version != "0.1.0+codex.0.171.0" {
+		t.Fatalf("Version = %q", Version)
+	}
+}
