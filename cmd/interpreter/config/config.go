@@ -153,7 +153,8 @@ type Features struct {
 	UnifiedExec *bool `toml:"unified_exec"`
 	// MultiAgent offers the sub-agent tools: the codex harness's
 	// (spawn_agent, send_input, wait_agent, close_agent, resume_agent),
-	// claude-code's Task, kimi-cli's Agent; nil means off.
+	// claude-code's Task, kimi-cli's Agent; nil means on, as in Codex
+	// 0.171.
 	MultiAgent *bool `toml:"multi_agent"`
 }
 
@@ -173,9 +174,9 @@ type Agents struct {
 }
 
 // MultiAgent tells whether the sub-agent tools are on ([features]
-// multi_agent).
+// multi_agent, default on; multi_agent = false turns them off).
 func (c *Config) MultiAgent() bool {
-	return c.Features.MultiAgent != nil && *c.Features.MultiAgent
+	return c.Features.MultiAgent == nil || *c.Features.MultiAgent
 }
 
 // ShellSnapshots tells whether login-shell commands run with a snapshot

@@ -463,12 +463,16 @@ func TestUnifiedExecFeature(t *testing.T) {
 	}
 }
 
-// [features] multi_agent turns the sub-agent tools on (off by default);
-// [agents] bounds them with Codex's key names.
+// The sub-agent tools are on by default, as in Codex 0.171, and off with
+// [features] multi_agent = false; [agents] bounds them with Codex's key
+// names.
 func TestMultiAgentFeature(t *testing.T) {
 	setup(t, "")
-	if c := mustLoad(t, Options{Strict: true}); c.MultiAgent() {
-		t.Error("sub-agents are on by default")
+	if c := mustLoad(t, Options{Strict: true}); !c.MultiAgent() {
+		t.Error("sub-agents are off by default")
+	}
+	if c := mustLoad(t, Options{Strict: true, Overrides: []string{"features.multi_agent=false"}}); c.MultiAgent() {
+		t.Error("multi_agent = false left sub-agents on")
 	}
 	setup(t, "[features]\nmulti_agent = true\n[agents]\nmax_threads = 3\nmax_depth = 2\njob_max_runtime_seconds = 60\nmodels = [\"small\"]\n")
 	c := mustLoad(t, Options{Strict: true})
