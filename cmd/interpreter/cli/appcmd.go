@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
@@ -84,29 +83,7 @@ type appSettings struct {
 // Resolve builds a thread's config from the server's configuration and a
 // client's settings.
 func (a *appSettings) Resolve(s appserver.ThreadSettings) (workflows.ThreadConfig, error) {
-	var extra []string
-	set := func(k, v string) {
-		if v != "" {
-			extra = append(extra, fmt.Sprintf("%s=%q", k, v))
-		}
-	}
-	keys := make([]string, 0, len(s.Config))
-	for k := range s.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		lit, err := config.TOMLLiteral(s.Config[k])
-		if err != nil {
-			return workflows.ThreadConfig{}, &appserver.SettingsError{Err: fmt.Errorf("config.%s: %v", k, err)}
-		}
-		extra = append(extra, k+"="+lit)
-	}
-	set("model", s.Model)
-	set("model_provider", s.ModelProvider)
-	set("approval_policy", s.ApprovalPolicy)
-	set("sandbox_mode", s.SandboxMode)
-	cfg, err := a.g.load(extra)
+	cfg, err := a.loadThread(s)
 	if err != nil {
 		return workflows.ThreadConfig{}, &appserver.SettingsError{Err: err}
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 
@@ -89,4 +91,39 @@ func samePath(a, b string) bool {
 		return p
 	}
 	return clean(a) == clean(b)
+}
+
+// loadThread loads the configuration for a new thread with a client's
+// settings on top (thread/start's config keys, then its model, provider,
+// approval policy and sandbox). The Codex keys a client sends that mean
+// nothing here (Codex's TUI sends some thirty with every thread) are one
+// debug line; the other warnings are printed once each, as for every
+// command.
+func (a *appSettings) loadThread(s appserver.ThreadSettings) (*config.Config, error) {
+	extra := make(map[string]any, len(s.Config)+4)
+	for k, v := range s.Config {
+		extra[k] = v
+	}
+	for k, v := range map[string]string{"model": s.Model, "model_provider": s.ModelProvider,
+		"approval_policy": s.ApprovalPolicy, "sandbox_mode": s.SandboxMode} {
+		if v != "" {
+			extra[k] = v
+		}
+	}
+	opts := a.loadOptions()
+	opts.Extra = extra
+	cfg, err := config.Load(opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings() {
+		if _, dup := a.g.warned.LoadOrStore(w, true); !dup && a.g.warn != nil {
+			fmt.Fprintf(a.g.warn, "interpreter: warning: %s\n", w)
+		}
+	}
+	if quiet := cfg.QuietKeys(); len(quiet) > 0 && a.g.warn != nil {
+		slog.New(slog.NewTextHandler(a.g.warn, nil)).Debug("ignoring Codex config keys a client sent that mean nothing here",
+			"keys", strings.Join(quiet, ","))
+	}
+	return cfg, nil
 }

@@ -139,8 +139,11 @@ type Config struct {
 
 	home    string
 	unknown []string
-	opts    Options
-	mcp     []MCPServer
+	// quiet are the unknown keys that only a front end's Extra set and
+	// that are Codex's (see [Config.QuietKeys]).
+	quiet map[string]bool
+	opts  Options
+	mcp   []MCPServer
 }
 
 // Features holds [features], with Codex's key names.

@@ -166,8 +166,9 @@ func Load(opts Options) (*Config, error) {
 		c.unknown = append(c.unknown, unknownMCP...)
 		sort.Strings(c.unknown)
 	}
-	if opts.Strict && len(c.unknown) > 0 {
-		return nil, unknownKeysError(c.unknown)
+	c.quiet = clientKeys(c.unknown, extra, file, overrides)
+	if loud := c.loudUnknown(); opts.Strict && len(loud) > 0 {
+		return nil, unknownKeysError(loud)
 	}
 	c.home = home
 	c.opts = opts

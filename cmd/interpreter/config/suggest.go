@@ -12,8 +12,8 @@ import (
 // strict mode.
 func (c *Config) Warnings() []string {
 	out := make([]string, 0, len(c.unknown))
-	for _, k := range c.unknown {
-		if top, _, _ := strings.Cut(k, "."); codexOnly[top] {
+	for _, k := range c.loudUnknown() {
+		if codexKey(k) {
 			out = append(out, "config key "+k+" is Codex's and does nothing here (ignored)")
 			continue
 		}
@@ -150,4 +150,54 @@ var codexOnly = map[string]bool{
 	"projects": true, "model_reasoning_summary_format": true, "disable_response_storage": true,
 	"windows_wsl_setup_acknowledged": true, "check_for_update_on_startup": true, "analytics": true,
 	"sandbox_mode_override": true, "approvals_reviewer": true,
+}
+
+// codexKey tells whether an unknown key is one of Codex's.
+func codexKey(k string) bool {
+	top, _, _ := strings.Cut(k, ".")
+	return codexOnly[top]
+}
+
+// QuietKeys are the unknown keys that are Codex's and that only a front
+// end's Extra set: what Codex's own clients send with every thread
+// (features.goals, tui...), which the user neither wrote nor can act on.
+// Warnings leaves them out, and strict loading accepts them.
+func (c *Config) QuietKeys() []string {
+	var out []string
+	for _, k := range c.unknown {
+		if c.quiet[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// loudUnknown are the unknown keys that are not quiet.
+func (c *Config) loudUnknown() []string {
+	var out []string
+	for _, k := range c.unknown {
+		if !c.quiet[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// clientKeys picks the quiet keys out of the unknown ones: Codex's, set
+// by Extra, and neither in the file nor in a -c override.
+func clientKeys(unknown []string, extra, file, overrides map[string]any) map[string]bool {
+	quiet := map[string]bool{}
+	for _, k := range unknown {
+		parts, err := splitKey(k)
+		if err != nil || !codexKey(k) {
+			continue
+		}
+		_, inExtra := lookupPath(extra, parts)
+		_, inFile := lookupPath(file, parts)
+		_, inOverride := lookupPath(overrides, parts)
+		if inExtra && !inFile && !inOverride {
+			quiet[k] = true
+		}
+	}
+	return quiet
 }

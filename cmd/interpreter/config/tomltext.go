@@ -1,11 +1,9 @@
 package config
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -39,47 +37,6 @@ func tomlString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// TOMLLiteral writes a JSON value (the protocol's `config` values) as a
-// TOML literal for a config override.
-func TOMLLiteral(v any) (string, error) {
-	switch x := v.(type) {
-	case string:
-		b, _ := json.Marshal(x) // JSON string escapes are valid TOML escapes
-		return string(b), nil
-	case bool, float64, json.Number:
-		return fmt.Sprint(x), nil
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			s, err := TOMLLiteral(e)
-			if err != nil {
-				return "", err
-			}
-			parts = append(parts, s)
-		}
-		return "[" + strings.Join(parts, ", ") + "]", nil
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, 0, len(x))
-		for _, k := range keys {
-			s, err := TOMLLiteral(x[k])
-			if err != nil {
-				return "", err
-			}
-			kb, _ := json.Marshal(k)
-			parts = append(parts, string(kb)+" = "+s)
-		}
-		return "{" + strings.Join(parts, ", ") + "}", nil
-	case nil:
-		return "", errors.New("null is not a config value")
-	}
-	return "", fmt.Errorf("unsupported value %v", v)
 }
 
 // valueLiteral writes a value as config.toml holds it (a value read from
