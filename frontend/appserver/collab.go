@@ -115,6 +115,9 @@ type threadSettingsUpdateParams struct {
 	ApprovalPolicy    json.RawMessage `json:"approvalPolicy"`
 	SandboxPolicy     json.RawMessage `json:"sandboxPolicy"`
 	CollaborationMode json.RawMessage `json:"collaborationMode"`
+
+	// Permissions names a permission profile (permissions.go).
+	Permissions *string `json:"permissions"`
 }
 
 // threadSettingsUpdate keeps settings for this connection's next turn on
@@ -148,6 +151,11 @@ func (c *conn) threadSettingsUpdate(_ json.RawMessage, raw json.RawMessage) (*re
 	}
 	if isSet(p.SandboxPolicy) {
 		if s.SandboxMode, err = sandboxModeOf(p.SandboxPolicy, "sandboxPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	if p.Permissions != nil {
+		if s.SandboxMode, err = sandboxOfProfile(*p.Permissions, "permissions"); err != nil {
 			return nil, err
 		}
 	}

@@ -157,3 +157,32 @@ func TestFeatureAnswers(t *testing.T) {
 		t.Fatalf("profiles: %v", ids)
 	}
 }
+
+// A profile picked in /permissions (thread/settings/update's permissions
+// with an approval policy, or turn/start's) is the next turns' sandbox.
+func TestPermissionProfileApplies(t *testing.T) {
+	b := newFakeBackend()
+	c := startClient(t, b)
+	c.initializeExperimental()
+	id := c.call("thread/start", map[string]any{})["thread"].(map[string]any)["id"].(string)
+	c.read() // thread/started
+	c.call("thread/settings/update", map[string]any{"threadId": id, "approvalPolicy": "never", "approvalsReviewer": "user",
+		"permissions": ":danger-full-access", "sandboxPolicy": nil, "model": nil})
+	last := func() (string, string) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		r := b.requests[len(b.requests)-1]
+		return r.SandboxMode, r.ApprovalPolicy
+	}
+	turn := c.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "go"}}})
+	if sb, ap := last(); sb != "danger-full-access" || ap != "never" {
+		t.Fatalf("turn after /permissions: sandbox %q approval %q", sb, ap)
+	}
+	b.end(turn["turn"].(map[string]any)["id"].(string), "completed", "")
+	c.until("turn/completed")
+	c.call("turn/start", map[string]any{"threadId": id, "permissions": ":read-only", "input": []any{map[string]any{"type": "text", "text": "look"}}})
+	if sb, _ := last(); sb != "read-only" {
+		t.Fatalf("turn/start permissions: sandbox %q", sb)
+	}
+	wantError(t, c.callErr("thread/settings/update", map[string]any{"threadId": id, "permissions": ":mine"}), -32600, "unknown permissions profile")
+}

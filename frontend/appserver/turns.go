@@ -25,6 +25,9 @@ type turnStartParams struct {
 	// mode (collab.go).
 	CollaborationMode json.RawMessage `json:"collaborationMode"`
 	timeoutParams
+
+	// Permissions names a permission profile (permissions.go).
+	Permissions *string `json:"permissions"`
 }
 
 // turnStart sends a turn to a thread and answers at once with the turn in
@@ -75,6 +78,11 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	}
 	if isSet(p.SandboxPolicy) {
 		if s.SandboxMode, err = sandboxModeOf(p.SandboxPolicy, "sandboxPolicy"); err != nil {
+			return nil, err
+		}
+	}
+	if p.Permissions != nil {
+		if s.SandboxMode, err = sandboxOfProfile(*p.Permissions, "permissions"); err != nil {
 			return nil, err
 		}
 	}

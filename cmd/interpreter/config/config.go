@@ -159,6 +159,13 @@ type Features struct {
 	// claude-code's Task, kimi-cli's Agent; nil means on, as in Codex
 	// 0.171.
 	MultiAgent *bool `toml:"multi_agent"`
+	// Memories is Codex's switch for memories (its TUI's /memories sets
+	// it): true turns on memory across threads as [memories] enabled =
+	// true does, unless that says false.
+	Memories *bool `toml:"memories"`
+	// MemoryTool comes with Memories from Codex's TUI; here a thread's
+	// memory is in its instructions, so it changes nothing.
+	MemoryTool *bool `toml:"memory_tool"`
 }
 
 // Agents holds [agents], with Codex's key names (models is ours): the

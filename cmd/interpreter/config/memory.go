@@ -10,7 +10,7 @@ import (
 // MemorySettings is the [memories] section:
 //
 //	[memories]
-//	enabled = true               # off by default
+//	enabled = true               # off by default ([features] memories = true, Codex's switch, also turns it on)
 //	idle_after = "10m"           # a thread idle this long has its memory extracted
 //	consolidate_every = "1h"     # the Schedule of consolidations
 //	max_unused_days = 30         # entries no thread stated for this long are dropped
@@ -25,6 +25,7 @@ type MemorySettings struct {
 func (cfg *Config) MemorySettings() (MemorySettings, error) {
 	m := MemorySettings{IdleAfter: workflows.DefaultMemoryIdle, ConsolidateEvery: time.Hour, MaxUnusedDays: 30}
 	sec := cfg.Memories
+	m.Enabled = cfg.Features.Memories != nil && *cfg.Features.Memories
 	if v, ok := sec["enabled"]; ok {
 		b, ok := v.(bool)
 		if !ok {

@@ -207,3 +207,25 @@ func TestSetSkillEnabled(t *testing.T) {
 		t.Fatalf("%v %+v", err, cfg.Skills)
 	}
 }
+
+// What the TUI's /memories writes ([features] memories and memory_tool)
+// turns memory on, without a warning; [memories] enabled = false still
+// turns it off.
+func TestMemoriesFeatureSwitch(t *testing.T) {
+	_, opts := writeConfig(t, "")
+	if _, err := WriteEdits(opts, []Edit{{KeyPath: "features.memories", Value: true}, {KeyPath: "features.memory_tool", Value: true}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := cfg.MemorySettings(); err != nil || !m.Enabled || len(cfg.Warnings()) != 0 {
+		t.Fatalf("memories %+v %v, warnings %v", m, err, cfg.Warnings())
+	}
+	opts.Overrides = []string{"memories.enabled=false"}
+	cfg, _ = Load(opts)
+	if m, _ := cfg.MemorySettings(); m.Enabled {
+		t.Fatal("[memories] enabled = false left memory on")
+	}
+}
