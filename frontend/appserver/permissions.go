@@ -26,6 +26,20 @@ func sandboxOfProfile(id, field string) (string, error) {
 	return "", invalidRequest("Invalid request: %s: unknown permissions profile `%s`; this server has :read-only, :workspace and :danger-full-access", field, id)
 }
 
+// activeProfile is the built-in profile of a sandbox mode (the TUI's
+// /permissions marks it current); nil for none.
+func activeProfile(sandbox string) *protocol.ActivePermissionProfile {
+	if sandbox == "" {
+		sandbox = "workspace-write"
+	}
+	for _, p := range permissionProfiles {
+		if p.sandbox == sandbox {
+			return &protocol.ActivePermissionProfile{ID: p.id}
+		}
+	}
+	return nil
+}
+
 // permissionProfileList lists the built-in profiles, all allowed (this
 // server has no managed requirements), paged as Codex's server pages
 // them: the cursor is the index of the next profile.

@@ -101,6 +101,8 @@ func (c *conn) threadResponse(th Thread, info ThreadInfo, cfg workflows.ThreadCo
 		ApprovalsReviewer:  "user",
 		Sandbox:            sandboxPolicy(cfg.SandboxMode, cfg.Cwd),
 		ReasoningEffort:    protocol.Nullable(cfg.Reasoning.Effort),
+
+		ActivePermissionProfile: activeProfile(cfg.SandboxMode),
 	}
 }
 

@@ -127,3 +127,9 @@ type ExternalAgentConfigDetectResponse struct {
 	Items      []json.RawMessage `json:"items"`
 	Connectors []json.RawMessage `json:"connectors"`
 }
+
+// ActivePermissionProfile names the permission profile a thread runs
+// with (thread/start's activePermissionProfile).
+type ActivePermissionProfile struct {
+	ID string `json:"id"`
+}

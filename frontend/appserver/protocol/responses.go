@@ -47,6 +47,10 @@ type ThreadStartResponse struct {
 	ApprovalsReviewer  string        `json:"approvalsReviewer"`
 	Sandbox            SandboxPolicy `json:"sandbox"`
 	ReasoningEffort    *string       `json:"reasoningEffort"`
+
+	// ActivePermissionProfile (0.171 experimental) is the built-in
+	// permission profile of the sandbox (config.go).
+	ActivePermissionProfile *ActivePermissionProfile `json:"activePermissionProfile,omitempty"`
 }
 
 // ThreadResponse answers thread/read and thread/unarchive.
