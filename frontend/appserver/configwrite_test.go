@@ -164,8 +164,12 @@ func TestPermissionProfileApplies(t *testing.T) {
 	b := newFakeBackend()
 	c := startClient(t, b)
 	c.initializeExperimental()
-	id := c.call("thread/start", map[string]any{})["thread"].(map[string]any)["id"].(string)
+	started := c.call("thread/start", map[string]any{"sandbox": "read-only"})
 	c.read() // thread/started
+	if p, _ := started["activePermissionProfile"].(map[string]any); p["id"] != ":read-only" {
+		t.Fatalf("thread/start's activePermissionProfile: %v", started["activePermissionProfile"])
+	}
+	id := started["thread"].(map[string]any)["id"].(string)
 	c.call("thread/settings/update", map[string]any{"threadId": id, "approvalPolicy": "never", "approvalsReviewer": "user",
 		"permissions": ":danger-full-access", "sandboxPolicy": nil, "model": nil})
 	last := func() (string, string) {

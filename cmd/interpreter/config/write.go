@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 )
 
@@ -102,7 +103,7 @@ func WriteEdits(opts Options, edits []Edit, expectedVersion string) (Written, er
 	}
 	w := Written{Path: path, Version: FileVersion(text)}
 	for _, e := range edits {
-		if o, ok := overridden(opts, cfg, e); ok {
+		if o, ok := overridden(opts, cfg, e); ok && !reflect.DeepEqual(o.Value, normalizeJSON(e.Value)) {
 			w.Overridden = append(w.Overridden, o)
 		}
 	}

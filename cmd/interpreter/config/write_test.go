@@ -167,6 +167,10 @@ func TestWriteEditsReportsOverrides(t *testing.T) {
 	if len(w.Overridden) != 1 || w.Overridden[0].KeyPath != "model" || w.Overridden[0].Value != "o3" || w.Overridden[0].Layer != "sessionFlags" {
 		t.Fatalf("overridden: %+v", w.Overridden)
 	}
+	// The same value as the override's is in effect: not overridden.
+	if w, err = WriteEdits(opts, []Edit{{KeyPath: "model", Value: "o3"}}, ""); err != nil || len(w.Overridden) != 0 {
+		t.Fatalf("%v %+v", err, w.Overridden)
+	}
 }
 
 func TestSetSkillEnabled(t *testing.T) {
