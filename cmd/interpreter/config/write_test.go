@@ -51,6 +51,10 @@ func TestApplyEditKeepsCommentsAndOrder(t *testing.T) {
 			"model = \"o4\"\n\n[features]\nmulti_agent = true\n"},
 		{"quoted key parts", commented, Edit{KeyPath: `projects."/work/repo".trust_level`, Value: "trusted"},
 			commented + "\n[projects.\"/work/repo\"]\ntrust_level = \"trusted\"\n"},
+		{"a value over several lines", "project_doc_fallback_filenames = [\n  \"A.md\", # first\n  \"B.md\",\n]\nmodel = \"o3\"\n",
+			Edit{KeyPath: "project_doc_fallback_filenames", Value: []any{"C.md"}}, "project_doc_fallback_filenames = [\"C.md\"]\nmodel = \"o3\"\n"},
+		{"removing a key over several lines", "compact_prompt = \"\"\"\nline\n\"\"\"\nmodel = \"o3\"\n",
+			Edit{KeyPath: "compact_prompt", Value: nil}, "model = \"o3\"\n"},
 		{"a file without a final newline", "model = \"o3\"", Edit{KeyPath: "max_steps", Value: float64(3)},
 			"model = \"o3\"\nmax_steps = 3\n"},
 	} {
