@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/e2e/internal/e2etest"
@@ -39,9 +40,18 @@ func TestCodexTUIReviewUncommittedChanges(t *testing.T) {
 	tui := startTUI(t, e, url)
 	tui.waitFor("the TUI's prompt", func(s string) bool { return strings.Contains(s, "fake-model") && strings.Contains(s, "›") })
 	tui.keys("-l", "/review")
-	tui.waitFor("the command to be typed", func(s string) bool { return strings.Contains(s, "/review") })
-	tui.keys("Enter")
-	tui.waitFor("the review presets", func(s string) bool { return strings.Contains(s, "Review uncommitted changes") })
+	tui.waitFor("the command's completion", func(s string) bool { return strings.Contains(s, "review my current changes") })
+	// An Enter that comes while the TUI redraws its completion is lost
+	// (as Shift+Tab in the plan-mode test): press it until the presets show.
+	for try := 0; ; try++ {
+		tui.keys("Enter")
+		if waitScreen(tui, 5*time.Second, func(s string) bool { return strings.Contains(s, "Review uncommitted changes") }) {
+			break
+		}
+		if try == 5 {
+			t.Fatalf("no review presets after /review\n%s", tui.screen())
+		}
+	}
 	tui.keys("Down")
 	tui.waitFor("the second preset chosen", func(s string) bool { return strings.Contains(s, "› 2. Review uncommitted changes") })
 	tui.keys("Enter")
@@ -49,6 +59,7 @@ func TestCodexTUIReviewUncommittedChanges(t *testing.T) {
 		return strings.Contains(s, "Code review started: current changes") && strings.Contains(s, "Code review finished") &&
 			strings.Contains(s, "[P1] Loop runs one past the end") && strings.Contains(s, "The new loop reads past its end.")
 	})
+	t.Logf("the TUI after the review:\n%s", tui.screen())
 	// Still up: it takes the next prompt.
 	tui.keys("-l", "still here")
 	tui.waitFor("the TUI to take input after the review", func(s string) bool { return strings.Contains(s, "› still here") })
