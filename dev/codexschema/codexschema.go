@@ -59,6 +59,7 @@ var responses = map[string]string{
 
 	"thread/compact/start": "v2/ThreadCompactStartResponse",
 	"thread/goal/get":      "v2/ThreadGoalGetResponse",
+	"review/start":         "v2/ReviewStartResponse",
 
 	"account/read":            "v2/GetAccountResponse",
 	"configRequirements/read": "v2/ConfigRequirementsReadResponse",

@@ -201,6 +201,8 @@ type conn struct {
 	execs map[string]ExecStream
 	// starting counts turn/start calls in flight by thread (watch.go).
 	starting map[string]int
+	// reviews are the review turns this connection follows (review_notify.go).
+	reviews map[string]*reviewTurn
 }
 
 // threadState is what a connection keeps about a thread it follows.
@@ -251,6 +253,9 @@ func (c *conn) logf(format string, args ...any) {
 
 // notify sends a notification unless the client opted out of its method.
 func (c *conn) notify(n notification) {
+	if c.reviewNotify(n) {
+		return
+	}
 	c.mu.Lock()
 	skip := c.optOut[n.Method]
 	c.mu.Unlock()
@@ -405,6 +410,7 @@ func init() {
 		"thread/items/list":      (*conn).threadItemsList,
 		"thread/compact/start":   (*conn).threadCompactStart,
 		"thread/goal/get":        (*conn).threadGoalGet,
+		"review/start":           (*conn).reviewStart,
 
 		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 
