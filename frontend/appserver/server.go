@@ -224,6 +224,8 @@ type threadState struct {
 	seeded   bool
 	// follower follows the running turn, if any.
 	follower *follower
+	// goalKey is the goal state the client was last told of (goal.go).
+	goalKey *string
 }
 
 // settings are per-thread overrides a client asked for.
@@ -405,6 +407,8 @@ func init() {
 		"thread/items/list":      (*conn).threadItemsList,
 		"thread/compact/start":   (*conn).threadCompactStart,
 		"thread/goal/get":        (*conn).threadGoalGet,
+		"thread/goal/set":        (*conn).threadGoalSet,
+		"thread/goal/clear":      (*conn).threadGoalClear,
 
 		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 

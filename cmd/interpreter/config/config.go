@@ -136,6 +136,7 @@ type Config struct {
 
 	// Agents bounds sub-agents (see [Agents]).
 	Agents Agents `toml:"agents"`
+	Goals  Goals  `toml:"goals"` // goals.go
 
 	home    string
 	unknown []string
@@ -155,6 +156,7 @@ type Features struct {
 	// (spawn_agent, send_input, wait_agent, close_agent, resume_agent),
 	// claude-code's Task, kimi-cli's Agent; nil means off.
 	MultiAgent *bool `toml:"multi_agent"`
+	Goals      *bool `toml:"goals"` // goals.go
 }
 
 // Agents holds [agents], with Codex's key names (models is ours): the
