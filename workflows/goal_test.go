@@ -373,3 +373,33 @@ func TestGoalSurvivesContinueAsNew(t *testing.T) {
 }
 
 func budget(n int64) *int64 { return &n }
+
+// A continuation turn that waits for an approval waits durably, and the
+// goal's clock does not run while it waits.
+func TestGoalClockStopsWhileAnApprovalWaits(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		switch n {
+		case 1:
+			return withCalls(n, "", shellCall("c1", "make deploy")), nil
+		case 2:
+			return goalCall(n, "done", "update_goal", `{"status":"complete"}`), nil
+		}
+		return answer(n, "deployed"), nil
+	}}
+	slowModel(env, model)
+	nt := &notices{}
+	env.OnActivity(a.NotifyApproval, mock.Anything, mock.Anything).Return(nt.NotifyApproval)
+	cfg := untrusted()
+	cfg.Goals = &GoalsConfig{}
+	cfg.ApprovalTimeout, cfg.ApprovalDefault = 10*time.Minute, DecisionDeny
+	env.RegisterDelayedCallback(func() { setGoalUpdate(env, GoalSetRequest{Objective: "deploy"}) }, 0)
+	var view ThreadView
+	env.RegisterDelayedCallback(func() { view = viewThread(t, env); env.CancelWorkflow() }, time.Hour)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: cfg})
+	requireCanceled(t, env)
+	require.Len(t, nt.all(), 1, "the approval's notice went out")
+	require.Equal(t, GoalComplete, view.Goal.Status)
+	require.Equal(t, int64(3*60), view.Goal.TimeUsedSeconds, "three model calls of a minute; the ten minutes' wait left out")
+	require.GreaterOrEqual(t, view.Turns[0].ApprovalWaitMs, int64(10*60*1000))
+}

@@ -275,7 +275,8 @@ func (t *thread) goalTurnEnded(ctx workflow.Context, at goalAtStart, res TurnRes
 	}
 	t.goalsOn(ctx)
 	now := workflow.Now(ctx)
-	secs := int64(now.Sub(at.started) / time.Second)
+	// Waits for a person's approval do not count: nobody was there.
+	secs := max(int64((now.Sub(at.started)-time.Duration(res.ApprovalWaitMs)*time.Millisecond)/time.Second), 0)
 	g.TokensUsed += res.Usage.InputTokens + res.Usage.OutputTokens
 	g.TimeUsedSeconds += secs
 	g.Run.Seconds += secs

@@ -451,6 +451,8 @@ type TurnResult struct {
 	// InstructionSources are the instructions files (AGENTS.md...) the
 	// turn found.
 	InstructionSources []string `json:"instruction_sources,omitempty"`
+	// ApprovalWaitMs is the time the turn's approvals waited.
+	ApprovalWaitMs int64 `json:"approval_wait_ms,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].

@@ -172,6 +172,9 @@ type TurnState struct {
 	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
 	// DocSources are the paths of this turn's instructions files.
 	DocSources []string `json:"doc_sources,omitempty"`
+	// ApprovalWaitMs is the time the turn's approvals waited for a
+	// person (a goal's clock does not count it).
+	ApprovalWaitMs int64 `json:"approval_wait_ms,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

@@ -298,7 +298,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
-		Carried: t.st.Carried, InstructionSources: t.st.DocSources,
+		Carried: t.st.Carried, InstructionSources: t.st.DocSources, ApprovalWaitMs: t.st.ApprovalWaitMs,
 	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})
