@@ -59,6 +59,8 @@ var responses = map[string]string{
 
 	"thread/compact/start": "v2/ThreadCompactStartResponse",
 	"thread/goal/get":      "v2/ThreadGoalGetResponse",
+	"thread/goal/set":      "v2/ThreadGoalSetResponse",
+	"thread/goal/clear":    "v2/ThreadGoalClearResponse",
 
 	"account/read":            "v2/GetAccountResponse",
 	"configRequirements/read": "v2/ConfigRequirementsReadResponse",

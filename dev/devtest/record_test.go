@@ -48,6 +48,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("memory", recordMemory)
 	t.Run("agents", recordAgents)
 	t.Run("notice", recordNotice)
+	t.Run("goal", recordGoal)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown
