@@ -105,6 +105,10 @@ type GoalsConfig struct {
 	// MaxTokenBudget bounds the token budget a goal may be given (0: no
 	// bound); Codex's goals.max_goal_token_budget.
 	MaxTokenBudget int64 `json:"max_token_budget,omitempty"`
+	// ApprovalWait bounds how long a continuation turn's approval waits
+	// for a person; past it the turn stops and the goal is blocked, with
+	// the reason (0: as any turn's approvals wait).
+	ApprovalWait time.Duration `json:"approval_wait,omitempty"`
 }
 
 // Defaults of [GoalsConfig].

@@ -403,3 +403,27 @@ func TestGoalClockStopsWhileAnApprovalWaits(t *testing.T) {
 	require.Equal(t, int64(3*60), view.Goal.TimeUsedSeconds, "three model calls of a minute; the ten minutes' wait left out")
 	require.GreaterOrEqual(t, view.Turns[0].ApprovalWaitMs, int64(10*60*1000))
 }
+
+// goals.approval_wait: a continuation turn's approval that waits longer
+// stops the turn and blocks the goal, saying why.
+func TestGoalBlockedByALongApprovalWait(t *testing.T) {
+	env := newEnv(t)
+	model := &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return withCalls(n, "", shellCall("c"+itoa(n), "make deploy")), nil
+	}}
+	slowModel(env, model)
+	nt := &notices{}
+	env.OnActivity(a.NotifyApproval, mock.Anything, mock.Anything).Return(nt.NotifyApproval)
+	cfg := untrusted()
+	cfg.Goals = &GoalsConfig{ApprovalWait: 5 * time.Minute}
+	env.RegisterDelayedCallback(func() { setGoalUpdate(env, GoalSetRequest{Objective: "deploy"}) }, 0)
+	var view ThreadView
+	env.RegisterDelayedCallback(func() { view = viewThread(t, env); env.CancelWorkflow() }, time.Hour)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: cfg})
+	requireCanceled(t, env)
+	require.Equal(t, GoalBlocked, view.Goal.Status)
+	require.Contains(t, view.Goal.Reason, "an approval waited 5m0s")
+	require.Len(t, view.Turns, 1)
+	require.Equal(t, StatusInterrupted, view.Turns[0].Status)
+	require.Len(t, nt.all(), 1)
+}

@@ -287,9 +287,25 @@ func (t *thread) goalTurnEnded(ctx workflow.Context, at goalAtStart, res TurnRes
 	t.goalChanged(ctx, now)
 }
 
+// goalApprovalBound bounds the approvals of a continuation turn, which no
+// one may be there to answer: past goals.approval_wait the turn stops
+// (abort) and goalVerdict blocks the goal.
+func (t *thread) goalApprovalBound(cfg ThreadConfig, q QueuedTurn) ThreadConfig {
+	bound := t.goalsConfig().ApprovalWait
+	if !q.Goal || bound <= 0 || (cfg.ApprovalTimeout > 0 && cfg.ApprovalTimeout < bound) {
+		return cfg
+	}
+	cfg.ApprovalTimeout, cfg.ApprovalDefault = bound, DecisionAbort
+	return cfg
+}
+
 // goalVerdict stops an active goal on what its turn's end says.
 func (t *thread) goalVerdict(g *Goal, res TurnResult) {
+	bound := t.goalsConfig().ApprovalWait
 	switch {
+	case bound > 0 && res.ApprovalWaitMs >= bound.Milliseconds():
+		setGoalStatus(g, GoalBlocked, fmt.Sprintf("an approval waited %s with no one to answer it (goals.approval_wait)", bound))
+		g.Origin = GoalByAutomatic
 	case res.Status == StatusInterrupted && res.Error == "":
 		setGoalStatus(g, GoalPaused, "its turn was interrupted")
 		g.Origin = GoalByUser

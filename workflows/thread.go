@@ -293,6 +293,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
 	cfg = withMode(cfg, q.Request.Mode)
+	cfg = t.goalApprovalBound(cfg, q)
 	t.takeLateNotices()
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,

@@ -18,6 +18,9 @@ type Goals struct {
 	// MaxGoalTokenBudget bounds the token budget a goal may be given
 	// (0: no bound).
 	MaxGoalTokenBudget int64 `toml:"max_goal_token_budget"`
+	// ApprovalWait bounds how long an approval of a continuation turn
+	// waits; past it the goal is blocked (0: as any approval waits).
+	ApprovalWait Duration `toml:"approval_wait"`
 }
 
 // GoalsOn tells whether threads take goals ([features] goals; on unless
@@ -34,5 +37,5 @@ func (c *Config) GoalsConfig() *workflows.GoalsConfig {
 	}
 	g := c.Goals
 	return &workflows.GoalsConfig{MaxTurns: g.MaxTurns, MaxDuration: g.MaxDuration.Duration,
-		MaxFailedTurns: g.MaxFailedTurns, MaxTokenBudget: g.MaxGoalTokenBudget}
+		MaxFailedTurns: g.MaxFailedTurns, MaxTokenBudget: g.MaxGoalTokenBudget, ApprovalWait: g.ApprovalWait.Duration}
 }
