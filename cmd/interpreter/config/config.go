@@ -146,6 +146,7 @@ type Config struct {
 
 // Features holds [features], with Codex's key names.
 type Features struct {
+	Goals *bool `toml:"goals"` // goals.go
 	// ShellSnapshot runs login-shell commands (`bash -lc`) as non-login
 	// ones with a snapshot of the profile; nil means on, as in Codex.
 	ShellSnapshot *bool `toml:"shell_snapshot"`
@@ -156,7 +157,6 @@ type Features struct {
 	// (spawn_agent, send_input, wait_agent, close_agent, resume_agent),
 	// claude-code's Task, kimi-cli's Agent; nil means off.
 	MultiAgent *bool `toml:"multi_agent"`
-	Goals      *bool `toml:"goals"` // goals.go
 }
 
 // Agents holds [agents], with Codex's key names (models is ours): the
