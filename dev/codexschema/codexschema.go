@@ -57,10 +57,10 @@ var responses = map[string]string{
 	"thread/turns/list":  "v2/ThreadTurnsListResponse",
 	"thread/items/list":  "v2/ThreadItemsListResponse",
 
-	"thread/compact/start": "v2/ThreadCompactStartResponse",
-	"thread/goal/get":      "v2/ThreadGoalGetResponse",
 	"thread/goal/set":      "v2/ThreadGoalSetResponse",
 	"thread/goal/clear":    "v2/ThreadGoalClearResponse",
+	"thread/compact/start": "v2/ThreadCompactStartResponse",
+	"thread/goal/get":      "v2/ThreadGoalGetResponse",
 
 	"account/read":            "v2/GetAccountResponse",
 	"configRequirements/read": "v2/ConfigRequirementsReadResponse",

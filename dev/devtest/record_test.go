@@ -47,8 +47,8 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("compact", recordCompaction)
 	t.Run("memory", recordMemory)
 	t.Run("agents", recordAgents)
-	t.Run("notice", recordNotice)
 	t.Run("goal", recordGoal)
+	t.Run("notice", recordNotice)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown
