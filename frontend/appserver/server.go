@@ -405,10 +405,10 @@ func init() {
 		"thread/settings/update": (*conn).threadSettingsUpdate,
 		"thread/turns/list":      (*conn).threadTurnsList,
 		"thread/items/list":      (*conn).threadItemsList,
-		"thread/compact/start":   (*conn).threadCompactStart,
-		"thread/goal/get":        (*conn).threadGoalGet,
 		"thread/goal/set":        (*conn).threadGoalSet,
 		"thread/goal/clear":      (*conn).threadGoalClear,
+		"thread/compact/start":   (*conn).threadCompactStart,
+		"thread/goal/get":        (*conn).threadGoalGet,
 
 		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 
