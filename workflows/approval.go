@@ -122,6 +122,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	var err error
 	timedOut := false
 	t.waiting++ // a person's wait does not count as a stall
+	waitStart := workflow.Now(ctx)
 	if cfg.ApprovalTimeout > 0 {
 		var ok bool
 		ok, err = awaitNamed(ctx, cfg.ApprovalTimeout, "wait for approval · "+it.ID, decided)
@@ -130,6 +131,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 		err = workflow.Await(ctx, decided)
 	}
 	t.waiting--
+	t.st.ApprovalWaitMs += workflow.Now(ctx).Sub(waitStart).Milliseconds()
 	decision, note := t.decisions[a.ItemID], ""
 	switch {
 	case decided():

@@ -23,6 +23,7 @@ func (t *turn) prepareTools(ctx workflow.Context) error {
 	}
 	tools = append(tools, mcp...)
 	tools = append(tools, t.agentTools()...)
+	tools = append(tools, t.goalTools()...)
 	t.st.External = tools
 	return nil
 }
@@ -52,6 +53,8 @@ func (t *turn) runExternal(ctx workflow.Context, c activities.DecodedCall) harne
 		return t.runDynamic(ctx, c, x)
 	case harness.SourceAgents:
 		return t.runAgentTool(ctx, c, x)
+	case harness.SourceGoals:
+		return t.runGoalTool(ctx, c, x)
 	}
 	reply.Text, reply.Error = fmt.Sprintf("error: tool %q has an unknown source %q", c.Call.Name, x.Source), true
 	return reply

@@ -208,6 +208,8 @@ type ThreadConfig struct {
 	MemoryIdle time.Duration `json:"memory_idle,omitempty"`
 	// Agents turns the sub-agent tools on and bounds them (nil: off).
 	Agents *AgentsConfig `json:"agents,omitempty"`
+	// Goals turns goals on and bounds them (nil: off; see goal.go).
+	Goals *GoalsConfig `json:"goals,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].
@@ -313,6 +315,8 @@ type Event struct {
 	Retry *ModelRetry `json:"retry,omitempty"`
 	// Stdin is what write_stdin typed (terminal.interaction; bounded).
 	Stdin string `json:"stdin,omitempty"`
+	// Goal is set on goal.updated.
+	Goal *Goal `json:"goal,omitempty"`
 }
 
 // ModelRetry says which attempt of a model call comes next, of how many,
@@ -447,6 +451,8 @@ type TurnResult struct {
 	// InstructionSources are the instructions files (AGENTS.md...) the
 	// turn found.
 	InstructionSources []string `json:"instruction_sources,omitempty"`
+	// ApprovalWaitMs is the time the turn's approvals waited.
+	ApprovalWaitMs int64 `json:"approval_wait_ms,omitempty"`
 }
 
 // CompactResponse answers [UpdateCompact].
@@ -486,4 +492,6 @@ type ThreadView struct {
 	// TreeAgents are, in a root, the open agents of its sub-agents, which
 	// agents.max_threads counts with its own.
 	TreeAgents []string `json:"tree_agents,omitempty"`
+	// Goal is the thread's goal (nil: none).
+	Goal *Goal `json:"goal,omitempty"`
 }

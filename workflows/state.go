@@ -89,6 +89,8 @@ type ThreadState struct {
 	// (of any depth) relayed to it as the root; each new turn starts with
 	// them in its log.
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
+	// Goal is the thread's goal (goal.go); nil when it has none.
+	Goal *Goal `json:"goal,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
@@ -96,6 +98,8 @@ type QueuedTurn struct {
 	TurnID  string           `json:"turn_id"`
 	Number  int              `json:"number"`
 	Request StartTurnRequest `json:"request"`
+	// Goal marks a continuation turn the thread started for its goal.
+	Goal bool `json:"goal,omitempty"`
 }
 
 // TurnInput starts (or continues as new) a turn.
@@ -168,6 +172,9 @@ type TurnState struct {
 	MCPServers []mcpclient.Server `json:"mcp_servers,omitempty"`
 	// DocSources are the paths of this turn's instructions files.
 	DocSources []string `json:"doc_sources,omitempty"`
+	// ApprovalWaitMs is the time the turn's approvals waited for a
+	// person (a goal's clock does not count it).
+	ApprovalWaitMs int64 `json:"approval_wait_ms,omitempty"`
 }
 
 // maxKeptEvents bounds the event log carried across continue-as-new.

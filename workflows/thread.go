@@ -67,11 +67,14 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 		return err
 	}
 	t.registerAgents(ctx)
+	if err := t.registerGoal(ctx); err != nil {
+		return err
+	}
 	if in.State == nil && in.First != nil {
 		_, _ = t.acceptTurn(ctx, *in.First)
 	}
 	for {
-		work := func() bool { return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) }
+		work := func() bool { return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) || t.goalDue() }
 		if t.memoryDue() && !work() {
 			if err := t.idleMemory(ctx, work); err != nil {
 				return err
@@ -82,6 +85,11 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 		}
 		if t.archived && len(t.st.Queue) == 0 {
 			return t.archive(ctx)
+		}
+		if t.goalDue() && !t.shouldContinueAsNew(ctx) {
+			if t.continueGoal(ctx); len(t.st.Queue) == 0 {
+				continue // the goal stopped at a bound: nothing to run
+			}
 		}
 		if len(t.st.Queue) == 0 {
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
@@ -106,7 +114,7 @@ func (t *thread) register(ctx workflow.Context) error {
 		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
 			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents),
-			AgentApprovals: t.st.AgentApprovals, TreeAgents: t.st.TreeAgents}, nil
+			AgentApprovals: t.st.AgentApprovals, TreeAgents: t.st.TreeAgents, Goal: t.st.Goal}, nil
 	}); err != nil {
 		return err
 	}
@@ -272,7 +280,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
 		WorkflowID:            q.TurnID,
-		StaticSummary:         turnSummary(q.Number, q.Request.Prompt),
+		StaticSummary:         queuedSummary(q),
 		StaticDetails:         turnDetails(t.st.Config),
 		WaitForCancellation:   true,
 		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
@@ -285,6 +293,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	cfg := withCompactDefaults(t.st.Config)
 	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
 	cfg = withMode(cfg, q.Request.Mode)
+	cfg = t.goalApprovalBound(cfg, q)
 	t.takeLateNotices()
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
@@ -295,6 +304,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	}
 	in.AgentApprovals = t.st.AgentApprovals
 	var res TurnResult
+	goalAt := t.goalTurnStarted(ctx)
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
 	err := t.child.Get(ctx, &res)
 	if r, ok := TurnResultOf(err); ok {
@@ -333,6 +343,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	if t.st.Config.SearchAttributes {
 		_ = workflow.UpsertTypedSearchAttributes(ctx, t.turnEndSearchAttributes(q, res, workflow.Now(ctx))...)
 	}
+	t.goalTurnEnded(ctx, goalAt, res)
 	t.reportTurn(ctx, res)
 }
 

@@ -41,6 +41,8 @@ type turn struct {
 	// agentReplies are the thread's answers to sub-agent calls, by call
 	// id, until the waiting call takes its own.
 	agentReplies map[string]AgentReply
+	// goalReplies are the thread's answers to goal tool calls, by call id.
+	goalReplies map[string]GoalReply
 	// localTask is the history length at the start of the workflow task
 	// that last made a model call as a local activity ([turn.closeApart]).
 	localTask int
@@ -80,6 +82,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		return TurnResult{}, err
 	}
 	t.registerAgentReplies(ctx)
+	t.registerGoalReplies(ctx)
 	t.registerNotices(ctx)
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
@@ -295,7 +298,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	res := TurnResult{
 		TurnID: t.in.TurnID, Number: t.in.Number, Status: status, Error: errText,
 		FinalMessage: t.st.Final, Usage: t.st.Usage, Steps: t.st.Step,
-		Carried: t.st.Carried, InstructionSources: t.st.DocSources,
+		Carried: t.st.Carried, InstructionSources: t.st.DocSources, ApprovalWaitMs: t.st.ApprovalWaitMs,
 	}
 	if status == StatusFailed {
 		t.log.add(Event{Type: EventTurnFailed, Error: errText, Usage: &res.Usage})

@@ -30,7 +30,7 @@ func (t *thread) turnSearchAttributes(q QueuedTurn) temporal.SearchAttributes {
 	if !t.st.Config.SearchAttributes {
 		return temporal.SearchAttributes{}
 	}
-	return temporal.NewSearchAttributes(SASummary.ValueSet(turnSummary(q.Number, q.Request.Prompt)))
+	return temporal.NewSearchAttributes(SASummary.ValueSet(queuedSummary(q)))
 }
 
 // turnEndSearchAttributes are upserted on the thread when a turn ends.
@@ -40,7 +40,11 @@ func (t *thread) turnSearchAttributes(q QueuedTurn) temporal.SearchAttributes {
 func (t *thread) turnEndSearchAttributes(q QueuedTurn, res TurnResult, now time.Time) []temporal.SearchAttributeUpdate {
 	up := []temporal.SearchAttributeUpdate{SAStatus.ValueSet(res.Status), SALastActivity.ValueSet(now.UTC())}
 	if q.Number == 1 {
-		up = append(up, SASummary.ValueSet(ThreadSummary(q.Request.Prompt)))
+		prompt := q.Request.Prompt
+		if q.Goal && t.st.Goal != nil {
+			prompt = "goal: " + t.st.Goal.Objective
+		}
+		up = append(up, SASummary.ValueSet(ThreadSummary(prompt)))
 	}
 	return up
 }

@@ -57,6 +57,8 @@ var responses = map[string]string{
 	"thread/turns/list":  "v2/ThreadTurnsListResponse",
 	"thread/items/list":  "v2/ThreadItemsListResponse",
 
+	"thread/goal/set":      "v2/ThreadGoalSetResponse",
+	"thread/goal/clear":    "v2/ThreadGoalClearResponse",
 	"thread/compact/start": "v2/ThreadCompactStartResponse",
 	"thread/goal/get":      "v2/ThreadGoalGetResponse",
 	"review/start":         "v2/ReviewStartResponse",

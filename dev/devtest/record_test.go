@@ -47,6 +47,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("compact", recordCompaction)
 	t.Run("memory", recordMemory)
 	t.Run("agents", recordAgents)
+	t.Run("goal", recordGoal)
 	t.Run("notice", recordNotice)
 	t.Run("review", recordReview)
 }

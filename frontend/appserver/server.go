@@ -226,6 +226,8 @@ type threadState struct {
 	seeded   bool
 	// follower follows the running turn, if any.
 	follower *follower
+	// goalKey is the goal state the client was last told of (goal.go).
+	goalKey *string
 }
 
 // settings are per-thread overrides a client asked for.
@@ -408,6 +410,8 @@ func init() {
 		"thread/settings/update": (*conn).threadSettingsUpdate,
 		"thread/turns/list":      (*conn).threadTurnsList,
 		"thread/items/list":      (*conn).threadItemsList,
+		"thread/goal/set":        (*conn).threadGoalSet,
+		"thread/goal/clear":      (*conn).threadGoalClear,
 		"thread/compact/start":   (*conn).threadCompactStart,
 		"thread/goal/get":        (*conn).threadGoalGet,
 		"review/start":           (*conn).reviewStart,

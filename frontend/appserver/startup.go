@@ -182,16 +182,6 @@ func (c *conn) bedrockGovCloud(json.RawMessage, json.RawMessage) (*result, error
 	return &result{value: protocol.BedrockGovCloudResponse{}}, nil
 }
 
-// threadGoalGet: threads here have no goal (thread/goal/set is not
-// served), so there is none to show when the TUI resumes one.
-func (c *conn) threadGoalGet(_ json.RawMessage, raw json.RawMessage) (*result, error) {
-	var p threadIDParams
-	if err := decodeParams(raw, &p, "threadId"); err != nil {
-		return nil, err
-	}
-	return &result{value: protocol.ThreadGoalGetResponse{}}, nil
-}
-
 // backgroundTerminalsList (an experimental method the TUI calls on
 // resume) lists no terminals: a turn's exec sessions live on the worker
 // and end with their turn.

@@ -81,6 +81,7 @@ func (c *conn) watch(ts *threadState) {
 				ids = append(ids, t.TurnID)
 			}
 			c.seed(ts, ids)
+			c.goalSeen(ts, info.View.Goal)
 			if info.View.RunningTurn != "" {
 				ids = append(ids, info.View.RunningTurn)
 			}

@@ -36,6 +36,8 @@ type ThreadDetail struct {
 	// each with its own.
 	Parent *workflows.AgentParent `json:"parent,omitempty"`
 	Agents []AgentDetail          `json:"agents,omitempty"`
+	// Goal is the thread's goal (goal.go).
+	Goal *workflows.Goal `json:"goal,omitempty"`
 
 	// view is what the thread answered, for the human output.
 	view workflows.ThreadView
@@ -53,7 +55,7 @@ func ReadThread(ctx context.Context, c client.Client, id string) (ThreadDetail, 
 	if err != nil {
 		return ThreadDetail{}, err
 	}
-	d := ThreadDetail{ThreadID: v.ThreadID, Open: open, Config: v.Config, Usage: v.Usage, Parent: v.Parent, view: v}
+	d := ThreadDetail{ThreadID: v.ThreadID, Open: open, Config: v.Config, Usage: v.Usage, Parent: v.Parent, Goal: v.Goal, view: v}
 	if len(v.Agents) > 0 {
 		d.Agents = agentTree(ctx, c, v.Agents, 1)
 	}
@@ -80,6 +82,9 @@ func PrintThread(w io.Writer, d ThreadDetail) {
 		d.view.Usage.InputTokens, d.view.Usage.CachedInputTokens, d.view.Usage.OutputTokens, len(d.Turns), d.view.ContextTokens)
 	if d.Parent != nil {
 		fmt.Fprintln(w, parentLine(d.Parent))
+	}
+	if d.Goal != nil {
+		PrintGoal(w, d.Goal)
 	}
 	if len(d.Agents) > 0 {
 		fmt.Fprintf(w, "sub-agents (%d):\n", len(d.Agents))

@@ -65,6 +65,7 @@ type root struct {
 	Harness HarnessCmd `cmd:"" help:"List the harnesses, or show one as it is sent to a model."`
 	Threads ThreadsCmd `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
 	Memory  MemoryCmd  `cmd:"" help:"Memory across threads ([memories] enabled = true)."`
+	Goal    GoalCmd    `cmd:"" help:"Set, show, pause, resume or clear a thread's goal (docs/goals.md)."`
 	Skills  SkillsCmd  `cmd:"" help:"List the skills a turn gets here (see docs/skills-and-mcp-servers.md)."`
 	Mcp     McpCmd     `cmd:"" help:"Manage external MCP servers ([mcp_servers]): add, list, get, remove."`
 	Version VersionCmd `cmd:"" help:"Print the version."`

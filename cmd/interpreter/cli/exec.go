@@ -41,6 +41,8 @@ type ExecCmd struct {
 	Color          string   `help:"Accepted for Codex compatibility." default:"auto"`
 	ThreadSource   string   `name:"thread-source" help:"Accepted for Codex compatibility (the SDK's threadSource)."`
 	CyberAccess    string   `name:"cyber-access-program" help:"Accepted for Codex compatibility (the SDK's cyberAccessProgram)."`
+	Goal           string   `help:"Start the thread on a goal: its turns go on by themselves until the goal is complete, blocked, paused or out of budget (docs/goals.md)." placeholder:"OBJECTIVE"`
+	GoalBudget     int64    `name:"goal-token-budget" help:"With --goal: the goal's token budget." placeholder:"N"`
 
 	Args []string `arg:"" optional:"" help:"PROMPT, or: resume THREAD_ID [PROMPT]. '-' or no prompt reads stdin."`
 }
@@ -83,6 +85,12 @@ func (e *ExecCmd) parseArgs(stdin io.Reader, stderr io.Writer) (threadID, prompt
 		if err := workflows.CheckThreadID(threadID); err != nil {
 			return "", "", exitf(2, "%v", err)
 		}
+	}
+	if e.Goal != "" && threadID != "" {
+		return "", "", exitf(2, "--goal starts a new thread; set a goal on an existing one with `interpreter goal set`")
+	}
+	if e.Goal != "" && len(args) == 0 {
+		return "", e.Goal, nil // the goal's first turn works on the objective
 	}
 	if len(args) > 1 {
 		return "", "", exitf(2, "expected one PROMPT argument, got %d (quote the prompt)", len(args))
@@ -166,6 +174,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	}
 	threadID = threads.NewID()
 	nt := threads.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}
+	if e.Goal != "" {
+		return s.StartGoal(ctx, nt, req, e.Goal, e.GoalBudget, func() { e.announce(cfg, b, stdio, threadID) })
+	}
 	return s.Start(ctx, nt, req, func() { e.announce(cfg, b, stdio, threadID) })
 }
 

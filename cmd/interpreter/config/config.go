@@ -136,6 +136,7 @@ type Config struct {
 
 	// Agents bounds sub-agents (see [Agents]).
 	Agents Agents `toml:"agents"`
+	Goals  Goals  `toml:"goals"` // goals.go
 
 	home    string
 	unknown []string
@@ -148,6 +149,7 @@ type Config struct {
 
 // Features holds [features], with Codex's key names.
 type Features struct {
+	Goals *bool `toml:"goals"` // goals.go
 	// ShellSnapshot runs login-shell commands (`bash -lc`) as non-login
 	// ones with a snapshot of the profile; nil means on, as in Codex.
 	ShellSnapshot *bool `toml:"shell_snapshot"`

@@ -93,6 +93,7 @@ func (cfg *Config) ThreadConfig(cd string) (workflows.ThreadConfig, error) {
 	if err := AddWritableRoots(&tc, cfg.WorkspaceWrite.WritableRoots); err != nil {
 		return workflows.ThreadConfig{}, err
 	}
+	tc.Goals = cfg.GoalsConfig()
 	if cfg.MultiAgent() && offersAgents(harnessName) {
 		a := cfg.Agents
 		tc.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: a.MaxThreads, MaxDepth: a.MaxDepth,
