@@ -104,7 +104,8 @@ func (u *menuTUI) awaitComposer(text string) {
 	u.t.Helper()
 	u.await(fmt.Sprintf("the composer to read %q", text), func(s string) bool {
 		for _, l := range strings.Split(s, "\n") {
-			if strings.TrimSpace(l) == "› "+text {
+			// A side conversation's composer is the right half of a line.
+			if strings.HasSuffix(strings.TrimSpace(l), "› "+text) {
 				return true
 			}
 		}
