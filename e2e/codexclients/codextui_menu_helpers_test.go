@@ -200,8 +200,9 @@ func runEntries(t *testing.T, u *menuTUI, entries []menuEntry) {
 				u.restart()
 			}
 			u.t = t
+			u.settle()
 			errsBefore := len(u.errorLines())
-			logBefore := strings.Count(u.serverLog(), "unknown method")
+			logBefore := len(u.serverLog())
 			en.run(u)
 			if !en.exits && u.dead() {
 				t.Fatalf("the TUI exited:\n%s", u.history())
@@ -209,7 +210,7 @@ func runEntries(t *testing.T, u *menuTUI, entries []menuEntry) {
 			if errs := u.errorLines(); len(errs) > errsBefore {
 				t.Errorf("the TUI shows errors:\n%s", strings.Join(errs[errsBefore:], "\n"))
 			}
-			if log := u.serverLog(); strings.Count(log, "unknown method") > logBefore {
+			if log := u.serverLog()[logBefore:]; strings.Contains(log, "unknown method") {
 				t.Errorf("the server logged unknown methods:\n%s", grepLines(log, "unknown method"))
 			}
 		})
@@ -265,4 +266,36 @@ func (u *menuTUI) waitExit() {
 func (u *menuTUI) exitStatus() string {
 	out, _ := exec.Command("tmux", "display-message", "-p", "-t", u.session, "#{pane_dead_status}").Output()
 	return strings.TrimSpace(string(out))
+}
+
+// idle tells whether the composer is empty and waiting: its footer shows
+// the shortcuts hint only then (not under a popup, a pager or a turn).
+func idle(screen string) bool { return strings.Contains(screen, "? for shortcuts") }
+
+// settle brings the TUI back to its idle composer before an entry: it
+// waits for a running turn to end, and closes what an earlier, failed
+// entry left open with Escape (never pressed at an idle composer, where
+// two would open the transcript's backtrack view).
+func (u *menuTUI) settle() {
+	u.t.Helper()
+	for range 4 {
+		if u.poll(20*time.Second, func() bool { return u.dead() || idle(u.screen()) }) {
+			return
+		}
+		u.keys("Escape")
+	}
+	u.t.Fatalf("the TUI does not come back to its composer:\n%s", u.screen())
+}
+
+// poll waits up to d for cond, checking every 50ms; it reports whether
+// cond held.
+func (u *menuTUI) poll(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return cond()
 }
