@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -278,13 +279,21 @@ func idle(screen string) bool { return strings.Contains(screen, "? for shortcuts
 // two would open the transcript's backtrack view).
 func (u *menuTUI) settle() {
 	u.t.Helper()
-	for range 4 {
-		if u.poll(20*time.Second, func() bool { return u.dead() || idle(u.screen()) }) {
+	ready := func() bool { return u.dead() || idle(u.screen()) }
+	if u.poll(20*time.Second, ready) {
+		return
+	}
+	for range 3 {
+		u.keys("Escape")
+		if u.poll(5*time.Second, ready) {
 			return
 		}
-		u.keys("Escape")
 	}
-	u.t.Fatalf("the TUI does not come back to its composer:\n%s", u.screen())
+	// Text left in the composer: delete it.
+	u.keys(slices.Repeat([]string{"BSpace"}, 60)...)
+	if !u.poll(5*time.Second, ready) {
+		u.t.Fatalf("the TUI does not come back to its composer:\n%s", u.screen())
+	}
 }
 
 // poll waits up to d for cond, checking every 50ms; it reports whether

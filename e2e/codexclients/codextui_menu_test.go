@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,8 +166,8 @@ var menuEntries = []menuEntry{
 		u.awaitAnswers(before, "thread/search")
 		u.awaitText("menu.txt")
 		u.keys("Escape")
-		u.keys("C-u")
-		u.awaitGone("@menu")
+		u.keys(slices.Repeat([]string{"BSpace"}, len("@menu"))...)
+		u.await("the composer to be empty", idle)
 	}},
 	{name: "side", run: sideEntry},
 	{name: "recap", run: func(u *menuTUI) {
