@@ -35,7 +35,7 @@ func TestTUITranscriptChecker(t *testing.T) {
 			msg(1, "in", `{"id":1,"method":"hooks/list","params":{"threadId":"t1"}}`),
 			msg(1, "out", `{"id":1,"result":{"data":[{"cwd":"/w"}]}}`),
 		},
-		"unknown method": {msg(1, "in", `{"id":1,"method":"thread/nothing","params":{}}`)},
+		"unknown method":   {msg(1, "in", `{"id":1,"method":"thread/nothing","params":{}}`)},
 		"bad notification": {msg(1, "out", `{"method":"turn/completed","params":{"threadId":"t1"}}`)},
 	} {
 		if _, problems := validateTUITranscript(s, bad); len(problems) == 0 || !strings.Contains(problems[0], "does not validate") {
