@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 )
@@ -306,6 +307,11 @@ func reviewEntry(u *menuTUI, steps ...string) {
 		default:
 			u.keys(s)
 		}
+	}
+	// An Enter the TUI took for part of a typed paste leaves the custom
+	// instructions open: it is pressed again until they close.
+	for i := 0; i < 5 && !u.poll(2*time.Second, func() bool { return !strings.Contains(u.screen(), "Custom review instructions") }); i++ {
+		u.keys("Enter")
 	}
 	u.awaitAnswers(before, "review/start")
 	u.await("the review to finish", func(string) bool { return u.count("Code review finished") > done })
