@@ -208,8 +208,11 @@ var menuEntries = []menuEntry{
 		// Codex opens its agent command center after a delete; n starts a
 		// new session there.
 		u.awaitText("n new")
+		started := u.answers()
 		u.keys("n")
+		u.awaitAnswers(started, "thread/start")
 		u.awaitGone("n new")
+		u.await("the new session's composer", idle)
 	}},
 }
 
