@@ -41,7 +41,7 @@ func (c *conn) threadSearch(_ json.RawMessage, raw json.RawMessage) (*result, er
 		}
 		for _, info := range page.Threads {
 			scanned++
-			if info.Preview == "" {
+			if info.Preview == "" && info.Name == "" {
 				continue // no user message yet: not listed
 			}
 			snippet, ok := searchMatch(info, term)
