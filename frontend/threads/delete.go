@@ -166,6 +166,9 @@ func deleteRuns(ctx context.Context, c client.Client, namespace, workflowID stri
 		// Visibility may lag behind a run that just started.
 		runs[d.GetWorkflowExecutionInfo().GetExecution().GetRunId()] = true
 	}
+	if err := closeRun(ctx, c, workflowID); err != nil {
+		return 0, err
+	}
 	n := 0
 	for run := range runs {
 		_, err := c.WorkflowService().DeleteWorkflowExecution(ctx, &workflowservice.DeleteWorkflowExecutionRequest{
@@ -181,4 +184,39 @@ func deleteRuns(ctx context.Context, c client.Client, namespace, workflowID stri
 		}
 	}
 	return n, nil
+}
+
+// closeWait bounds the wait for a workflow that is ending by itself (an
+// archived thread, a closed sub-agent) before it is terminated.
+const closeWait = 5 * time.Second
+
+// closeRun makes sure a workflow's current run has closed before it is
+// deleted: deleting a running workflow terminates it, and the visibility
+// record its termination writes can land after the deletion removed it,
+// leaving a thread in every list that is no longer there.
+func closeRun(ctx context.Context, c client.Client, workflowID string) error {
+	deadline := time.Now().Add(closeWait)
+	terminated := false
+	for {
+		d, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return nil
+		}
+		if !terminated && time.Now().After(deadline) {
+			if err := c.TerminateWorkflow(ctx, workflowID, "", "thread deleted"); err != nil && !errors.As(err, &nf) {
+				return fmt.Errorf("terminating %s: %w", workflowID, err)
+			}
+			terminated = true
+		}
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }

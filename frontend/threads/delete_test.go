@@ -121,6 +121,24 @@ func TestDeleteThreadTurnsSubAgentsAndOwnBlobs(t *testing.T) {
 	for _, wid := range []string{id, workflows.TurnWorkflowID(id, 1), agent, workflows.TurnWorkflowID(agent, 1)} {
 		gone(t, ctx, c, wid)
 	}
+	// Gone from visibility too (what lists and the Temporal UI read).
+	for {
+		list, err := threads.List(ctx, c, threads.ListOptions{All: true, SearchAttributes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		left := false
+		for _, s := range list {
+			left = left || s.ThreadID == id || s.ThreadID == agent
+		}
+		if !left {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("still listed after the delete: %+v", list)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	after := blobCount(t, w.Store)
 	if del.Blobs == 0 || after != before-del.Blobs {
 		t.Fatalf("blobs: %d before, %d after, %d reported deleted", before, after, del.Blobs)
