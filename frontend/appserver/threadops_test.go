@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -156,5 +157,34 @@ func TestThreadReportsModel(t *testing.T) {
 	}
 	if got := c.call("thread/read", map[string]any{"threadId": th["id"]})["thread"].(map[string]any)["model"]; got != "m-1" {
 		t.Fatalf("thread/read model %v", got)
+	}
+}
+
+// timedBackend knows when each turn began (as the turn workflow's start
+// tells the Temporal backend).
+type timedBackend struct {
+	*fakeBackend
+	started time.Time
+}
+
+func (b timedBackend) TurnStarted(context.Context, string) (time.Time, error) { return b.started, nil }
+
+// A turn's times come from the durable turn, not from when this
+// connection saw it start: a turn that began 13 s before this server
+// (restarted) took it up reports 13 s.
+func TestTurnDurationFromTheDurableTurn(t *testing.T) {
+	fb := newFakeBackend()
+	now := time.Unix(1_800_000_100, 0) // the test clients' clock
+	c := startClient(t, timedBackend{fakeBackend: fb, started: now.Add(-13 * time.Second)})
+	c.initialize()
+	id := c.call("thread/start", map[string]any{})["thread"].(map[string]any)["id"].(string)
+	c.read()
+	res, _ := c.response(c.request("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "go"}}}))
+	turnID := res["result"].(map[string]any)["turn"].(map[string]any)["id"].(string)
+	fb.end(turnID, workflows.StatusCompleted, "")
+	n := c.until("turn/completed")
+	turn := params(n[len(n)-1])["turn"].(map[string]any)
+	if turn["durationMs"] != float64(13000) || turn["startedAt"] != float64(now.Unix()-13) {
+		t.Fatalf("turn/completed's turn: %v", turn)
 	}
 }
