@@ -150,40 +150,70 @@ func stopThread(ctx context.Context, c client.Client, threadID string) error {
 }
 
 // deleteRuns deletes every run of a workflow id (a thread's runs across
-// continue-as-new and unarchiving); none is not an error.
+// continue-as-new and unarchiving); none is not an error. Deletion is
+// asynchronous: it is asked again while visibility still lists a run
+// (a close record written after the deletion's removal brings one back).
 func deleteRuns(ctx context.Context, c client.Client, namespace, workflowID string) (int, error) {
+	if err := closeRun(ctx, c, workflowID); err != nil {
+		return 0, err
+	}
+	n := 0
+	for attempt := 0; attempt < 3; attempt++ {
+		runs, err := listedRuns(ctx, c, namespace, workflowID)
+		if err != nil {
+			return n, err
+		}
+		if d, err := c.DescribeWorkflowExecution(ctx, workflowID, ""); err == nil {
+			// Visibility may lag behind a run that just started.
+			runs[d.GetWorkflowExecutionInfo().GetExecution().GetRunId()] = true
+		}
+		if len(runs) == 0 {
+			return n, nil
+		}
+		for run := range runs {
+			_, err := c.WorkflowService().DeleteWorkflowExecution(ctx, &workflowservice.DeleteWorkflowExecutionRequest{
+				Namespace: namespace, WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: workflowID, RunId: run},
+			})
+			var nf *serviceerror.NotFound
+			switch {
+			case err == nil:
+				if attempt == 0 {
+					n++
+				}
+			case errors.As(err, &nf):
+			default:
+				return n, err
+			}
+		}
+		for wait := time.Now().Add(3 * time.Second); time.Now().Before(wait); {
+			left, err := listedRuns(ctx, c, namespace, workflowID)
+			if err != nil {
+				return n, err
+			}
+			if len(left) == 0 {
+				return n, nil
+			}
+			if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// listedRuns are the runs of a workflow id that visibility lists.
+func listedRuns(ctx context.Context, c client.Client, namespace, workflowID string) (map[string]bool, error) {
 	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 		Namespace: namespace, PageSize: 1000, Query: "WorkflowId = " + visibilityString(workflowID),
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	runs := map[string]bool{}
 	for _, e := range resp.GetExecutions() {
 		runs[e.GetExecution().GetRunId()] = true
 	}
-	if d, err := c.DescribeWorkflowExecution(ctx, workflowID, ""); err == nil {
-		// Visibility may lag behind a run that just started.
-		runs[d.GetWorkflowExecutionInfo().GetExecution().GetRunId()] = true
-	}
-	if err := closeRun(ctx, c, workflowID); err != nil {
-		return 0, err
-	}
-	n := 0
-	for run := range runs {
-		_, err := c.WorkflowService().DeleteWorkflowExecution(ctx, &workflowservice.DeleteWorkflowExecutionRequest{
-			Namespace: namespace, WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: workflowID, RunId: run},
-		})
-		var nf *serviceerror.NotFound
-		switch {
-		case err == nil:
-			n++
-		case errors.As(err, &nf):
-		default:
-			return n, err
-		}
-	}
-	return n, nil
+	return runs, nil
 }
 
 // closeWait bounds the wait for a workflow that is ending by itself (an
