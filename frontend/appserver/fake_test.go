@@ -20,10 +20,12 @@ type fakeBackend struct {
 	mu      sync.Mutex
 	changed chan struct{}
 	threads map[string]*fakeThread
-	// injected are the entries of thread/inject_items (threadops_test.go).
-	injected []workflows.Entry
 	turns   map[string]*fakeTurn
 	n       int
+
+	// injected are the entries of thread/inject_items (threadops_test.go).
+	injected []workflows.Entry
+
 	// interrupts counts Interrupt calls; an interrupted running turn ends
 	// as interrupted.
 	interrupts int

@@ -8,9 +8,9 @@ import (
 	"regexp"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"google.golang.org/protobuf/proto"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/interpreter-dev/interpreter/workflows"
 )
