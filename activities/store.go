@@ -74,9 +74,8 @@ func (s *Store) Put(data []byte) (string, error) {
 
 func (s *Store) putLocal(data []byte) (string, error) {
 	ref := RefOf(data)
-	if s.cache.Contains(ref) {
-		return ref, nil
-	}
+	// The file, not the cache, says whether the blob is here: a deleted
+	// thread's blobs may still be cached (storedelete.go).
 	p := s.path(ref)
 	if _, err := os.Stat(p); err == nil {
 		s.cache.Add(ref, data)

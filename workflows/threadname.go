@@ -21,6 +21,9 @@ const (
 )
 
 func (t *thread) registerName(ctx workflow.Context) error {
+	if err := t.registerInject(ctx); err != nil {
+		return err
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryThreadState, func() (ThreadState, error) {
 		return t.st, nil
 	}); err != nil {

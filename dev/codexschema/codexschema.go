@@ -85,6 +85,11 @@ var responses = map[string]string{
 	"thread/settings/update":                    "v2/ThreadSettingsUpdateResponse",
 	"thread/backgroundTerminals/list":           "v2/ThreadBackgroundTerminalsListResponse",
 	"account/bedrock/checkGovCloudRequirements": "v2/BedrockCheckGovCloudRequirementsResponse",
+	"thread/delete":                             "v2/ThreadDeleteResponse",
+	"thread/inject_items":                       "v2/ThreadInjectItemsResponse",
+	"thread/search":                             "v2/ThreadSearchResponse",
+	"thread/backgroundTerminals/clean":          "v2/ThreadBackgroundTerminalsCleanResponse",
+	"thread/backgroundTerminals/terminate":      "v2/ThreadBackgroundTerminalsTerminateResponse",
 }
 
 // Experimental is the bundle of 0.171 with --experimental, in

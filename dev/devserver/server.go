@@ -327,7 +327,7 @@ func newLogger(verbose bool) (log.Logger, zap.AtomicLevel) {
 	if err != nil {
 		return log.NewNoopLogger(), level
 	}
-	return log.NewZapLogger(zl), level
+	return cancelQuiet{log.NewZapLogger(zl)}, level
 }
 
 // FreePort finds a free TCP port on localhost. It draws from below the

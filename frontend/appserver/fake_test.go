@@ -22,6 +22,10 @@ type fakeBackend struct {
 	threads map[string]*fakeThread
 	turns   map[string]*fakeTurn
 	n       int
+
+	// injected are the entries of thread/inject_items (threadops_test.go).
+	injected []workflows.Entry
+
 	// interrupts counts Interrupt calls; an interrupted running turn ends
 	// as interrupted.
 	interrupts int

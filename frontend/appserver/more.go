@@ -50,8 +50,15 @@ func (c *conn) threadFork(_ json.RawMessage, raw json.RawMessage) (*result, erro
 	if err != nil {
 		return nil, asRequestError(err)
 	}
-	c.subscribe(info.ID)
+	sub := c.subscribe(info.ID)
 	th := c.thread(info, statusIdle, nil)
+	if p.Ephemeral {
+		// The TUI's side conversations (side.go): gone with the connection.
+		c.mu.Lock()
+		sub.ephemeral = true
+		c.mu.Unlock()
+		th.Ephemeral = true
+	}
 	return &result{
 		value: c.threadResponse(th, info, info.Config),
 		then: func() {

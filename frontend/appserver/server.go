@@ -418,6 +418,13 @@ func init() {
 
 		"thread/backgroundTerminals/list": (*conn).backgroundTerminalsList,
 
+		// thread/delete, search, side conversations, terminals (threads).
+		"thread/backgroundTerminals/clean":     (*conn).backgroundTerminalsClean,
+		"thread/backgroundTerminals/terminate": (*conn).backgroundTerminalsTerminate,
+		"thread/delete":                        (*conn).threadDelete,
+		"thread/search":                        (*conn).threadSearch,
+		"thread/inject_items":                  (*conn).threadInjectItems,
+
 		// Start-up calls of Codex's own clients (startup.go).
 		"account/read":            (*conn).accountRead,
 		"configRequirements/read": (*conn).configRequirementsRead,

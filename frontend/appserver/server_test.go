@@ -337,9 +337,20 @@ func TestThreadListPages(t *testing.T) {
 		ids = append(ids, c.call("thread/start", map[string]any{"cwd": fmt.Sprintf("/w%d", i%2)})["thread"].(map[string]any)["id"].(string))
 		c.read()
 	}
+	// Listed once they have a first prompt; the last one has none yet.
+	empty := c.call("thread/start", map[string]any{})["thread"].(map[string]any)["id"].(string)
+	c.read()
+	b.mu.Lock()
+	for _, id := range ids {
+		b.threads[id].info.Preview = "prompt of " + id
+	}
+	b.mu.Unlock()
 	page := c.call("thread/list", map[string]any{"limit": 2})
 	data := page["data"].([]any)
-	if len(data) != 2 || data[0].(map[string]any)["id"] != ids[4] || page["nextCursor"] == nil {
+	if len(data) != 1 || data[0].(map[string]any)["id"] != ids[4] || page["nextCursor"] == nil {
+		t.Fatalf("first page (the newest thread, %s, has no prompt yet) %v", empty, page)
+	}
+	if len(data) != 1 || data[0].(map[string]any)["id"] != ids[4] || page["nextCursor"] == nil {
 		t.Fatalf("first page %v", page)
 	}
 	var all []string

@@ -35,6 +35,8 @@ type TemporalBackend struct {
 	// Terminals opens the pseudo-terminals of command/exec with tty; nil:
 	// no terminals, such a request is refused.
 	Terminals Terminals
+	// Blobs is the transcript store thread/delete sweeps (nil: blobs stay).
+	Blobs threads.BlobStore
 }
 
 // Terminals opens and resizes pseudo-terminals (cmd/interpreter passes
@@ -209,6 +211,9 @@ func (a *TemporalBackend) summary(ctx context.Context, id string, runStart time.
 	}
 	info.Config.Cwd = str(workflows.MemoCwd)
 	info.Config.Model = str(workflows.MemoModel)
+	if p, ok := sa.GetIndexedFields()[workflows.SAModel.GetName()]; ok && info.Config.Model == "" {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &info.Config.Model)
+	}
 	info.Config.Provider.ID = str(workflows.MemoProvider)
 	if p, ok := fields[workflows.MemoCreatedAt]; ok {
 		var sec int64

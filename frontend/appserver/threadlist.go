@@ -71,6 +71,12 @@ func (c *conn) threadList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 			return nil, internalError("listing threads: %v", err)
 		}
 		for _, info := range page.Threads {
+			if info.Preview == "" && info.Name == "" {
+				// No user message yet (a thread/start or /new the user
+				// left, unnamed): Codex's server lists none such, so the
+				// resume picker offers no empty entries.
+				continue
+			}
 			if !matches(info, p.ModelProviders, cwds, p.SearchTerm) || !sourceMatches(info, p.SourceKinds, p.ParentThreadID) {
 				continue
 			}

@@ -128,6 +128,7 @@ func (c *conn) thread(info ThreadInfo, status ThreadStatus, turns []protocol.Tur
 		CreatedAt:     info.CreatedAt.Unix(), UpdatedAt: updated.Unix(),
 		Status: status, Cwd: info.Config.Cwd, CLIVersion: c.s.opts.Version,
 		Turns: turns, Name: name,
+		Model: protocol.Nullable(info.Config.Model), ReasoningEffort: protocol.Nullable(info.Config.Reasoning.Effort),
 	}
 	switch {
 	case info.View != nil && info.View.Parent != nil:

@@ -282,7 +282,7 @@ func (f *follower) begin() {
 	}
 	f.begun = true
 	c := f.c
-	f.startedAt = c.s.opts.Now()
+	f.startedAt = c.turnStartedAt(f.turnID)
 	started := f.startedAt.Unix()
 	c.notify(notice(protocol.ThreadStatusChanged{ThreadID: f.threadID, Status: statusActive()}))
 	c.notify(notice(protocol.TurnStarted{ThreadID: f.threadID,

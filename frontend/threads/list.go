@@ -30,7 +30,8 @@ type ListOptions struct {
 	// Cwd keeps threads whose working directory is exactly this path.
 	Cwd string
 	// Status keeps threads with this status: in_progress, completed,
-	// failed, interrupted (the last turn's), or archived.
+	// failed, interrupted (the last turn's), idle (no turn yet), or
+	// archived.
 	Status string
 	// All includes closed threads (archived, terminated); by default only
 	// open ones are listed. Status archived implies it.
@@ -81,7 +82,12 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 		if o.Cwd != "" {
 			q = append(q, workflows.SACwd.GetName()+" = "+visibilityString(o.Cwd))
 		}
-		if o.Status != "" {
+		switch o.Status {
+		case "":
+		case StatusIdle:
+			// No turn has ended, so none set the attribute.
+			q = append(q, workflows.SAStatus.GetName()+" IS NULL")
+		default:
 			q = append(q, workflows.SAStatus.GetName()+" = "+visibilityString(o.Status))
 		}
 	}
@@ -108,6 +114,9 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 				if v, err := Read(ctx, c, id); err == nil {
 					s.Status = viewStatus(v)
 				}
+				if o.Status != "" && s.Status != o.Status {
+					continue
+				}
 			}
 			if !o.SearchAttributes {
 				if o.Cwd != "" && s.Cwd != o.Cwd {
@@ -120,6 +129,13 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 				}
 				if o.Status != "" && s.Status != o.Status {
 					continue
+				}
+			}
+			if s.Title == "" {
+				// Started without a prompt, its first turn still running:
+				// the title is that turn's prompt.
+				if p, err := Prompt(ctx, c, workflows.TurnWorkflowID(id, 1)); err == nil {
+					s.Title = workflows.OneLine(p, 200)
 				}
 			}
 			out = append(out, s)
@@ -138,8 +154,13 @@ func List(ctx context.Context, c client.Client, o ListOptions) ([]Summary, error
 // do not hold one.
 const statusUnknown = "unknown"
 
+// StatusIdle is the status of an open thread that has had no turn yet
+// (app-server thread/start, thread/fork): nothing runs in it.
+const StatusIdle = "idle"
+
 // viewStatus is a thread's status as its search attribute holds it: the
-// running turn's (in_progress) or the last finished turn's.
+// running turn's (in_progress) or the last finished turn's; idle before
+// its first turn.
 func viewStatus(v workflows.ThreadView) string {
 	switch {
 	case v.RunningTurn != "":
@@ -147,8 +168,12 @@ func viewStatus(v workflows.ThreadView) string {
 	case len(v.Turns) > 0:
 		return v.Turns[len(v.Turns)-1].Status
 	}
-	return workflows.StatusInProgress
+	return StatusIdle
 }
+
+// threadSummaryPrefix starts a thread's [workflows.SASummary]
+// ([workflows.ThreadSummary]).
+var threadSummaryPrefix = strings.TrimSuffix(workflows.ThreadSummary("x"), "x")
 
 func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
 	s := Summary{ThreadID: e.GetExecution().GetWorkflowId(), StartTime: e.GetStartTime().AsTime(),
@@ -157,15 +182,25 @@ func summarize(e *workflowpb.WorkflowExecutionInfo) Summary {
 		return p != nil && converter.GetDefaultDataConverter().FromPayload(p, v) == nil
 	}
 	memo := e.GetMemo().GetFields()
-	decode(memo[workflows.MemoTitle], &s.Title)
+	// A thread's name wins over its first prompt; a thread started
+	// without a prompt (app-server) has its first turn's in its summary
+	// attribute once that turn ended.
+	if !decode(memo[workflows.MemoName], &s.Title) || s.Title == "" {
+		decode(memo[workflows.MemoTitle], &s.Title)
+	}
 	decode(memo[workflows.MemoCwd], &s.Cwd)
 	decode(memo[workflows.MemoParentThread], &s.ParentThreadID)
 	decode(memo[workflows.MemoAgentNickname], &s.AgentNickname)
 	decode(memo[workflows.MemoAgentRole], &s.AgentRole)
 	sa := e.GetSearchAttributes().GetIndexedFields()
 	decode(sa[workflows.SACwd.GetName()], &s.Cwd)
+	decode(memo[workflows.MemoModel], &s.Model)
 	decode(sa[workflows.SAModel.GetName()], &s.Model)
 	decode(sa[workflows.SAStatus.GetName()], &s.Status)
+	var summary string
+	if s.Title == "" && decode(sa[workflows.SASummary.GetName()], &summary) {
+		s.Title = strings.TrimPrefix(summary, threadSummaryPrefix)
+	}
 	if !decode(sa[workflows.SALastActivity.GetName()], &s.LastActivity) {
 		s.LastActivity = s.StartTime
 	}

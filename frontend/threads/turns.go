@@ -94,3 +94,22 @@ func State(ctx context.Context, c client.Client, threadID string) (workflows.Thr
 	}
 	return st, val.Get(&st)
 }
+
+// InjectItems adds entries to an idle thread's model-visible history; its
+// next turn sends them before its prompt.
+func InjectItems(ctx context.Context, c client.Client, threadID string, entries []workflows.Entry) error {
+	err := whenTurnTakenIn(ctx, c, threadID, func() error {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: threadID, UpdateName: workflows.UpdateInjectItems, Args: []any{workflows.InjectItemsRequest{Entries: entries}},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err == nil {
+			err = h.Get(ctx, nil)
+		}
+		return typed(err)
+	})
+	if err != nil && threadClosed(ctx, c, threadID) {
+		return fmt.Errorf("%w: %s", ErrThreadArchived, threadID)
+	}
+	return threadErr(threadID, err)
+}

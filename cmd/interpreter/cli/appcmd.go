@@ -70,7 +70,7 @@ func appOptions(cfg *config.Config, log io.Writer) appserver.Options {
 func appBackend(ctx context.Context, b *backend, g *Globals, cfg *config.Config) *appserver.TemporalBackend {
 	return &appserver.TemporalBackend{Client: b.client, TaskQueue: cfg.Temporal.TaskQueue, Namespace: cfg.Temporal.Namespace,
 		SearchAttributes: hasSearchAttributes(ctx, b, cfg.Temporal.Namespace), Settings: &appSettings{b: b, g: g, cfg: cfg},
-		Terminals: sandbox.Terminals{}}
+		Terminals: sandbox.Terminals{}, Blobs: threadBlobs(cfg)}
 }
 
 // appSettings answers the app-server from the configuration.

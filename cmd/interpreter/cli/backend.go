@@ -54,7 +54,7 @@ func (b *backend) Close() {
 }
 
 func quietLogger(w io.Writer) sdklog.Logger {
-	return sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelError})))
+	return cancelQuiet{sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelError})))}
 }
 
 // dial connects to the configured Temporal server.

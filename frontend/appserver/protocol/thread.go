@@ -8,18 +8,22 @@ type Thread struct {
 	SessionID string `json:"sessionId"`
 	// ProjectID: Since V0171, required (null: this server assigns no
 	// projects).
-	ProjectID      *string      `json:"projectId"`
-	ForkedFromID   *string      `json:"forkedFromId"`
-	ParentThreadID *string      `json:"parentThreadId"`
-	Preview        string       `json:"preview"`
-	Ephemeral      bool         `json:"ephemeral"`
-	ModelProvider  string       `json:"modelProvider"`
-	CreatedAt      int64        `json:"createdAt"`
-	UpdatedAt      int64        `json:"updatedAt"`
-	Status         ThreadStatus `json:"status"`
-	Path           *string      `json:"path"`
-	Cwd            string       `json:"cwd"`
-	CLIVersion     string       `json:"cliVersion"`
+	ProjectID      *string `json:"projectId"`
+	ForkedFromID   *string `json:"forkedFromId"`
+	ParentThreadID *string `json:"parentThreadId"`
+	Preview        string  `json:"preview"`
+	Ephemeral      bool    `json:"ephemeral"`
+	ModelProvider  string  `json:"modelProvider"`
+	// Model and ReasoningEffort: since V0171, what the thread runs with
+	// (null when unknown).
+	Model           *string      `json:"model,omitempty"`
+	ReasoningEffort *string      `json:"reasoningEffort,omitempty"`
+	CreatedAt       int64        `json:"createdAt"`
+	UpdatedAt       int64        `json:"updatedAt"`
+	Status          ThreadStatus `json:"status"`
+	Path            *string      `json:"path"`
+	Cwd             string       `json:"cwd"`
+	CLIVersion      string       `json:"cliVersion"`
 	// Source is "appServer", or for a sub-agent its SubAgentSource.
 	Source        SessionSource `json:"source"`
 	ThreadSource  *string       `json:"threadSource"`
