@@ -165,9 +165,3 @@ func (c *conn) goalSeen(ts *threadState, g *workflows.Goal) {
 	c.notify(notice(protocol.ThreadGoalUpdated{ThreadID: ts.id, Goal: threadGoal(ts.id, g)}))
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

@@ -70,18 +70,18 @@ func TestWriteConfigAppliesToNewThreads(t *testing.T) {
 // about; the same key written in config.toml is.
 func TestClientCodexKeysAreNotWarnedAbout(t *testing.T) {
 	a, warn := testSettings(t, "")
-	client := map[string]any{"features.goals": true, "tui.show_tooltips": false, "hide_agent_reasoning": false}
+	client := map[string]any{"features.apps": true, "tui.show_tooltips": false, "hide_agent_reasoning": false}
 	if _, err := a.Resolve(appserver.ThreadSettings{Cwd: t.TempDir(), Config: client}); err != nil {
 		t.Fatal(err)
 	}
 	if warn.Len() != 0 {
 		t.Fatalf("warned: %s", warn)
 	}
-	a, warn = testSettings(t, "[features]\ngoals = true\n")
+	a, warn = testSettings(t, "[features]\napps = true\n")
 	if _, err := a.Resolve(appserver.ThreadSettings{Cwd: t.TempDir(), Config: client}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(warn.String(), "features.goals is Codex's") || strings.Contains(warn.String(), "tui") {
+	if !strings.Contains(warn.String(), "features.apps is Codex's") || strings.Contains(warn.String(), "tui") {
 		t.Fatalf("warnings: %s", warn)
 	}
 }

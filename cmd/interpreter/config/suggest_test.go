@@ -59,24 +59,24 @@ func TestEditDistance(t *testing.T) {
 // are not Codex's, are still warned about.
 func TestClientCodexKeysAreQuiet(t *testing.T) {
 	setup(t, "[tui]\ntheme = \"dark\"\n")
-	c, err := Load(Options{Strict: false, Extra: map[string]any{"features.goals": true, "tui.alternate_screen": "never",
+	c, err := Load(Options{Strict: false, Extra: map[string]any{"features.apps": true, "tui.alternate_screen": "never",
 		"model_verbosty": "low", "show_raw_agent_reasoning": false}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// tui is in the file too: it is the user's.
-	if q := c.QuietKeys(); len(q) != 2 || q[0] != "features.goals" || q[1] != "show_raw_agent_reasoning" {
+	if q := c.QuietKeys(); len(q) != 2 || q[0] != "features.apps" || q[1] != "show_raw_agent_reasoning" {
 		t.Errorf("quiet: %v", q)
 	}
 	w := c.Warnings()
 	if len(w) != 2 || !strings.Contains(w[0], "model_verbosty (did you mean model_verbosity?)") || !strings.Contains(w[1], "key tui is Codex's") {
 		t.Errorf("warnings: %q", w)
 	}
-	if _, err := Load(Options{Strict: true, Extra: map[string]any{"features.goals": true}}); err == nil {
+	if _, err := Load(Options{Strict: true, Extra: map[string]any{"features.apps": true}}); err == nil {
 		t.Fatal("strict mode took [tui] from the file")
 	}
 	setup(t, "")
-	if _, err := Load(Options{Strict: true, Extra: map[string]any{"features.goals": true, "tui.x": 1.0}}); err != nil {
+	if _, err := Load(Options{Strict: true, Extra: map[string]any{"features.apps": true, "tui.x": 1.0}}); err != nil {
 		t.Fatalf("strict mode refused a client's Codex keys: %v", err)
 	}
 	if _, err := Load(Options{Strict: true, Extra: map[string]any{"max_stepz": 1.0}}); err == nil {
