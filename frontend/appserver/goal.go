@@ -164,4 +164,3 @@ func (c *conn) goalSeen(ts *threadState, g *workflows.Goal) {
 	}
 	c.notify(notice(protocol.ThreadGoalUpdated{ThreadID: ts.id, Goal: threadGoal(ts.id, g)}))
 }
-
