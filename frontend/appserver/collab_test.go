@@ -1,8 +1,11 @@
 package appserver
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // Collaboration modes: collaborationMode/list names plan and default; a
@@ -131,5 +134,35 @@ func TestForeignTurnThatEndedReachesFollowers(t *testing.T) {
 	done := params(last(other.until("turn/completed")))["turn"].(map[string]any)
 	if done["id"] != turnID || done["status"] != "completed" {
 		t.Fatalf("the other client's turn/completed: %v", done)
+	}
+}
+
+// turn/completed carries the turn's final answer as its summary, as
+// Codex's server does (the TUI's /recap reads its answer from there); a
+// turn with no answer has none.
+func TestTurnCompletedCarriesTheAnswerAsSummary(t *testing.T) {
+	b := newFakeBackend()
+	c := startClient(t, b)
+	c.initialize()
+	id := c.call("thread/start", map[string]any{})["thread"].(map[string]any)["id"].(string)
+	c.read() // thread/started
+	for _, tc := range []struct {
+		answers []string
+		want    string
+	}{{answers: []string{"first", "the answer"}, want: "the answer"}, {}} {
+		started := c.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "go"}}})
+		turnID := started["turn"].(map[string]any)["id"].(string)
+		for i, a := range tc.answers {
+			b.emit(turnID, workflows.Event{Type: workflows.EventItemCompleted, Item: &workflows.Item{ID: fmt.Sprint("msg_", i), Type: workflows.ItemAgentMessage, Text: a}})
+		}
+		b.end(turnID, "completed", "")
+		turn := params(last(c.until("turn/completed")))["turn"].(map[string]any)
+		items := turn["items"].([]any)
+		switch {
+		case tc.want == "" && (turn["itemsView"] != "notLoaded" || len(items) != 0):
+			t.Errorf("a turn with no answer: %v", turn)
+		case tc.want != "" && (turn["itemsView"] != "summary" || len(items) != 1 || items[0].(map[string]any)["text"] != tc.want):
+			t.Errorf("the summary: %v", turn)
+		}
 	}
 }

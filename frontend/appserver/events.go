@@ -175,6 +175,10 @@ type translator struct {
 	// sent is the output of the command item being completed that went
 	// out as live deltas already.
 	sent string
+	// answer is the turn's latest completed agent message: turn/completed
+	// carries it as the turn's summary, as Codex's server does (clients
+	// such as the TUI's /recap read the answer from there).
+	answer *protocol.AgentMessageItem
 }
 
 func newTranslator(threadID, turnID string, now func() int64) *translator {
@@ -191,6 +195,9 @@ func (t *translator) itemStarted(item protocol.ThreadItem) notification {
 }
 
 func (t *translator) itemCompleted(item protocol.ThreadItem) notification {
+	if m, ok := item.(protocol.AgentMessageItem); ok && m.Text != "" {
+		t.answer = &m
+	}
 	return notice(protocol.ItemCompleted{ThreadID: t.threadID, TurnID: t.turnID, Item: item, CompletedAtMs: t.now()})
 }
 

@@ -69,7 +69,12 @@ func (c *conn) reviewNotify(n notification) bool {
 		c.sendReview(n)
 	case protocol.TurnCompleted:
 		c.exitReview(p.ThreadID, turnID, r)
-		c.sendReview(n)
+		// The summary is the rendered review, not the model's JSON.
+		p.Turn.Items, p.Turn.ItemsView = []protocol.ThreadItem{}, protocol.ItemsNotLoaded
+		if text := renderReview(r.answer); text != "" {
+			p.Turn.Items, p.Turn.ItemsView = []protocol.ThreadItem{protocol.AgentMessageItem{ID: turnID + "-review-msg", Text: text}}, protocol.ItemsSummary
+		}
+		c.sendReview(notice(p))
 		c.mu.Lock()
 		delete(c.reviews, turnID)
 		c.mu.Unlock()

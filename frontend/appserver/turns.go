@@ -352,6 +352,9 @@ func (f *follower) finish(res workflows.TurnResult) {
 	now := c.s.opts.Now()
 	completed := now.Unix()
 	turn := protocol.Turn{ID: f.turnID, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: status, Error: terr, CompletedAt: &completed}
+	if a := f.tr.answer; a != nil {
+		turn.Items, turn.ItemsView = []protocol.ThreadItem{*a}, protocol.ItemsSummary
+	}
 	if !f.startedAt.IsZero() {
 		started, d := f.startedAt.Unix(), now.Sub(f.startedAt).Milliseconds()
 		turn.StartedAt, turn.DurationMs = &started, &d

@@ -102,6 +102,9 @@ const (
 
 	ItemsFull      = "full"
 	ItemsNotLoaded = "notLoaded"
+	// ItemsSummary: items holds only what a client shows of the turn
+	// once it ended (its final answer).
+	ItemsSummary = "summary"
 )
 
 // TurnError is the error of a failed turn (and of the error
