@@ -17,8 +17,10 @@ import (
 // turns, the title side thread, goal turns) a review verdict in Codex's
 // review-output JSON.
 var menuScript = &fakemodel.Script{Turns: []fakemodel.Turn{
-	{Match: "menu hello", Steps: []fakemodel.Step{{Text: "menu hello answer"}}},
+	// The recap's prompt quotes the conversation ("menu hello"): it goes
+	// first.
 	{Match: "catch-up", Steps: []fakemodel.Step{{Text: `{"summary":"menu recap summary","next_action":null}`}}},
+	{Match: "menu hello", Steps: []fakemodel.Step{{Text: "menu hello answer"}}},
 	{Match: "menu side question", Steps: []fakemodel.Step{{Text: "menu side answer"}}},
 	{Steps: []fakemodel.Step{{Text: `{"findings":[],"overall_correctness":"patch is correct",` +
 		`"overall_explanation":"menu review found nothing","overall_confidence_score":0.9}`}}},
@@ -262,7 +264,13 @@ func permissionsEntry(u *menuTUI) {
 		u.keys("Escape")
 		return
 	}
-	u.keys("Enter")
+	// Choosing the current profile changes nothing (the TUI sends no
+	// update): choose another one, by its number.
+	pick := "1"
+	if strings.Contains(u.screen(), "Ask for approval (current)") {
+		pick = "4"
+	}
+	u.keys(pick)
 	u.awaitAnswers(before, "thread/settings/update")
 	u.awaitGone("Update Model Permissions")
 }
