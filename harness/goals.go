@@ -61,9 +61,11 @@ func GoalTools() []ExternalTool {
 		tool(ToolUpdateGoal,
 			"Changes the status of this thread's goal. Set \"complete\" only when you have checked, against the objective's every "+
 				"requirement, that it is met now (a test run, a file read back, a command's output), not because you have run out of "+
-				"ideas, time or budget. Set \"blocked\" only when you cannot go on without something only a person can give (an answer, "+
-				"an access, a decision) and you have tried the ways around it; say what you need in your message. Set \"paused\" only "+
-				"when the user asks you to pause. Otherwise leave the goal active and keep working.",
+				"ideas, time or budget. Set \"blocked\" only when the same obstacle has stopped you in three goal turns in a row (the "+
+				"turn that started the goal or resumed it counts) and you cannot go on without something only a person or the outside "+
+				"world can change (an answer, an access, a decision); say what you need in your message. Hard or slow work is not "+
+				"blocked. Set \"paused\" only when the user asks you to pause. You cannot resume a goal or set its limits: the user and "+
+				"the system do that. Otherwise leave the goal active and keep working.",
 			Strict([]string{"status"},
 				P("status", Enum("The goal's new status.", GoalStatuses...)))),
 	}
