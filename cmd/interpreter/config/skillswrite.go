@@ -42,6 +42,7 @@ func SetSkillEnabled(opts Options, name, path string, enabled bool) (bool, error
 		return enabled, nil
 	}
 	if _, err := checkText(opts, next); err != nil {
+		//lint:ignore ST1005 the message is Codex's, word for word: clients show it
 		return false, &WriteError{Code: WriteInvalid, Err: fmt.Errorf("Invalid configuration: %v", err)}
 	}
 	if err := writeAtomic(file, next); err != nil {

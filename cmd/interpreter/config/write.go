@@ -87,6 +87,7 @@ func WriteEdits(opts Options, edits []Edit, expectedVersion string) (Written, er
 		return Written{}, err
 	}
 	if expectedVersion != "" && expectedVersion != FileVersion(text) {
+		//lint:ignore ST1005 the message is Codex's, word for word: clients show it
 		return Written{}, &WriteError{Code: WriteVersionConflict, Err: errors.New("Configuration was modified since last read. Fetch latest version and retry.")}
 	}
 	for _, e := range edits {
@@ -96,6 +97,7 @@ func WriteEdits(opts Options, edits []Edit, expectedVersion string) (Written, er
 	}
 	cfg, err := checkText(opts, text)
 	if err != nil {
+		//lint:ignore ST1005 the message is Codex's, word for word: clients show it
 		return Written{}, &WriteError{Code: WriteInvalid, Err: fmt.Errorf("Invalid configuration: %v", err)}
 	}
 	if err := writeAtomic(path, text); err != nil {
