@@ -15,9 +15,9 @@ func continuationPrompt(g *Goal) string {
 	b.WriteString("<goal_objective>\n")
 	b.WriteString(g.Objective)
 	b.WriteString("\n</goal_objective>\n\n")
-	fmt.Fprintf(&b, "Spent so far: %d tokens, %d seconds, over %d continuation turns", g.TokensUsed, g.TimeUsedSeconds, g.Continuations-1)
+	b.WriteString(fmt.Sprintf("Spent so far: %d tokens, %d seconds, over %d continuation turns", g.TokensUsed, g.TimeUsedSeconds, g.Continuations-1))
 	if g.TokenBudget != nil {
-		fmt.Fprintf(&b, "; token budget %d (%d left)", *g.TokenBudget, max(*g.TokenBudget-g.TokensUsed, 0))
+		b.WriteString(fmt.Sprintf("; token budget %d (%d left)", *g.TokenBudget, max(*g.TokenBudget-g.TokensUsed, 0)))
 	}
 	b.WriteString(".\n\n")
 	b.WriteString("Before you stop this turn, decide with evidence you produced in this conversation (command output, files read back, tests run):\n")
