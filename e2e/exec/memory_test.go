@@ -19,7 +19,7 @@ func TestMemoryConsolidateCommand(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "Memory extraction:", Steps: []fakemodel.Step{{Text: "SUMMARY: tidy\n- The user wants commit messages in the imperative"}}},
 		{Match: "first", Steps: []fakemodel.Step{{Text: "first done"}}},
-		{Match: "next", Steps: []fakemodel.Step{{Text: "next done"}}},
+		{Match: "second task", Steps: []fakemodel.Step{{Text: "second done"}}},
 	}})
 	cfg := "[memories]\nenabled = true\nidle_after = \"1s\"\n"
 	if err := os.WriteFile(filepath.Join(e.Home, "config.toml"), []byte(cfg), 0o600); err != nil {
@@ -55,10 +55,10 @@ func TestMemoryConsolidateCommand(t *testing.T) {
 		t.Fatalf("MEMORY.md was not rebuilt:\n%s", b)
 	}
 
-	if code := e.Exec("next task").Wait(60 * time.Second); code != 0 {
+	if code := e.Exec("the second task").Wait(60 * time.Second); code != 0 {
 		t.Fatalf("exec exited %d", code)
 	}
-	next := e.Model.Server.RequestsContaining("next task")
+	next := e.Model.Server.RequestsContaining("the second task")
 	if len(next) == 0 || !strings.Contains(string(next[0].Body), "commit messages in the imperative") {
 		t.Fatal("the new thread did not start with the memory")
 	}
