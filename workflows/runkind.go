@@ -37,3 +37,23 @@ func (q QueuedTurn) runKind() string {
 	}
 	return q.Request.RunKind
 }
+
+// kindSummary heads a turn's page in the UI: a background job or an
+// automation says so before its prompt (a goal's continuation says it is
+// one already).
+func kindSummary(q QueuedTurn) string {
+	s := queuedSummary(q)
+	if k := q.Request.RunKind; !q.Goal && k != "" && k != RunKindMain {
+		return "[" + k + "] " + s
+	}
+	return s
+}
+
+// KindDetails is the run kind as the UI's details of a turn or thread
+// show it: "" for a person's turn.
+func KindDetails(kind string) string {
+	if kind == "" || kind == RunKindMain {
+		return ""
+	}
+	return " · run `" + kind + "`"
+}

@@ -111,3 +111,21 @@ func TestNormalRunKind(t *testing.T) {
 		require.Equal(t, want, NormalRunKind(in), "%q", in)
 	}
 }
+
+// The UI tells a background job's turn from a person's by its summary and
+// details.
+func TestKindSummary(t *testing.T) {
+	cases := []struct {
+		q             QueuedTurn
+		summary, more string
+	}{
+		{QueuedTurn{Number: 2, Request: StartTurnRequest{Prompt: "fix it"}}, "turn 2: fix it", ""},
+		{QueuedTurn{Number: 1, Request: StartTurnRequest{Prompt: "fix it", RunKind: RunKindMain}}, "turn 1: fix it", ""},
+		{QueuedTurn{Number: 1, Request: StartTurnRequest{Prompt: "fix it", RunKind: RunKindBackgroundJob}}, "[background_job] turn 1: fix it", " · run `background_job`"},
+		{QueuedTurn{Number: 3, Goal: true}, "turn 3 (goal continuation)", " · run `background_job`"},
+	}
+	for _, tc := range cases {
+		require.Equal(t, tc.summary, kindSummary(tc.q))
+		require.Equal(t, tc.more, KindDetails(tc.q.runKind()))
+	}
+}

@@ -280,8 +280,8 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	t.interrupt = cancel
 	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
 		WorkflowID:            q.TurnID,
-		StaticSummary:         queuedSummary(q),
-		StaticDetails:         turnDetails(t.st.Config),
+		StaticSummary:         kindSummary(q),
+		StaticDetails:         turnDetails(t.st.Config) + KindDetails(q.runKind()),
 		WaitForCancellation:   true,
 		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,

@@ -30,7 +30,7 @@ func (t *thread) turnSearchAttributes(q QueuedTurn) temporal.SearchAttributes {
 	if !t.st.Config.SearchAttributes {
 		return temporal.SearchAttributes{}
 	}
-	return temporal.NewSearchAttributes(SASummary.ValueSet(queuedSummary(q)))
+	return temporal.NewSearchAttributes(SASummary.ValueSet(kindSummary(q)))
 }
 
 // turnEndSearchAttributes are upserted on the thread when a turn ends.

@@ -37,7 +37,7 @@ func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.Sta
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowTaskTimeout:      workflows.ThreadTaskTimeout,
 		StaticSummary:            workflows.ThreadSummary(req.Prompt),
-		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd),
+		StaticDetails:            fmt.Sprintf("model `%s` · provider `%s` · cwd `%s`", nt.Config.Model, nt.Config.Provider.ID, nt.Config.Cwd) + workflows.KindDetails(req.RunKind),
 		Memo:                     map[string]any{workflows.MemoTitle: workflows.OneLine(req.Prompt, 200), workflows.MemoCwd: nt.Config.Cwd},
 		Priority:                 workflows.ThreadPriority(nt.ThreadID),
 	}
