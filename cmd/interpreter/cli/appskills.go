@@ -13,7 +13,7 @@ import (
 // `interpreter skills list` does.
 func (a *appSettings) Skills(ctx context.Context, cwd string) ([]appserver.SkillInfo, []string, error) {
 	cfg := a.current()
-	out, err := findSkills(ctx, cfg, cwd)
+	out, err := findSkills(ctx, cfg, cwd, skills.KindMain) // the skills of a person's turns
 	if err != nil {
 		return nil, nil, err
 	}

@@ -43,6 +43,7 @@ type ExecCmd struct {
 	CyberAccess    string   `name:"cyber-access-program" help:"Accepted for Codex compatibility (the SDK's cyberAccessProgram)."`
 	Goal           string   `help:"Start the thread on a goal: its turns go on by themselves until the goal is complete, blocked, paused or out of budget (docs/goals.md)." placeholder:"OBJECTIVE"`
 	GoalBudget     int64    `name:"goal-token-budget" help:"With --goal: the goal's token budget." placeholder:"N"`
+	Background     bool     `name:"background" help:"Start the turn as a background job and return at once, printing the thread's id: the turn runs with nobody attached, on a worker that outlives this command (see 'interpreter threads show' and 'exec resume')."`
 
 	Args []string `arg:"" optional:"" help:"PROMPT, or: resume THREAD_ID [PROMPT]. '-' or no prompt reads stdin."`
 }
@@ -126,6 +127,9 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	if err != nil {
 		return err
 	}
+	if err := e.checkBackground(cfg, threadID, prompt); err != nil {
+		return err
+	}
 	tc, err := threadConfig(cfg, e.Cd)
 	if err != nil {
 		return err
@@ -170,10 +174,16 @@ func (e *ExecCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 		if e.Cd != "" {
 			req.Cwd = tc.Cwd
 		}
+		if e.Background {
+			return e.resumeBackground(ctx, cfg, b, s, threadID, req, stdio)
+		}
 		return s.Resume(ctx, threadID, req, func() { e.announce(cfg, b, stdio, threadID) })
 	}
 	threadID = threads.NewID()
 	nt := threads.NewThread{ThreadID: threadID, TaskQueue: cfg.Temporal.TaskQueue, Config: tc}
+	if e.Background {
+		return e.startBackground(ctx, cfg, b, s, nt, req, stdio)
+	}
 	if e.Goal != "" {
 		return s.StartGoal(ctx, nt, req, e.Goal, e.GoalBudget, func() { e.announce(cfg, b, stdio, threadID) })
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/interpreter-dev/interpreter/activities/skills"
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/harness"
 	_ "github.com/interpreter-dev/interpreter/harness/all" // registers every harness
@@ -69,7 +70,7 @@ func (c *HarnessShowCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error
 		return exitf(2, "bad --cd: %v", err)
 	}
 	if cfg != nil {
-		if found, err := findSkills(ctx, cfg, env.Cwd); err == nil && found.Conflict == "" {
+		if found, err := findSkills(ctx, cfg, env.Cwd, skills.KindMain); err == nil && found.Conflict == "" {
 			for _, s := range found.Skills {
 				env.Skills = append(env.Skills, harness.Skill{Name: s.Name, Description: s.Description, Path: s.Path})
 			}

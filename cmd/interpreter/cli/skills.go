@@ -15,7 +15,7 @@ import (
 
 // SkillsCmd inspects the skills.
 type SkillsCmd struct {
-	List SkillsListCmd `cmd:"" help:"List the skills a turn in a directory gets on this host, the skills skipped and why, and the MCP servers they need."`
+	List SkillsListCmd `cmd:"" help:"List the skills a turn in a directory gets on this host (by kind of run), the skills skipped and why, and the MCP servers they need."`
 }
 
 // SkillsListCmd lists the skills of a working directory as a turn would
@@ -23,6 +23,7 @@ type SkillsCmd struct {
 type SkillsListCmd struct {
 	Cd   string `short:"C" name:"cd" help:"Working directory (default: the current one)." placeholder:"DIR"`
 	JSON bool   `name:"json" help:"Print what a turn records, as JSON."`
+	Kind string `name:"kind" enum:",main,background_job,automation" default:"" help:"Kind of run: main (a person's turn; the default), background_job (exec --background, goal continuations, automation prompts) or automation (a command job: every enabled skill's servers). Without it, the main listing, and conflicts of every kind."`
 }
 
 // Run prints the listing; a conflict between two skills exits 1.
@@ -39,7 +40,8 @@ func (c *SkillsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error 
 	if err != nil {
 		return exitf(2, "bad --cd: %v", err)
 	}
-	out, err := findSkills(ctx, cfg, cwd)
+	kind := orDefault(c.Kind, skills.KindMain)
+	out, err := findSkills(ctx, cfg, cwd, kind)
 	if err != nil {
 		return exitf(1, "%v", err)
 	}
@@ -48,13 +50,14 @@ func (c *SkillsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error 
 		fmt.Fprintln(stdio.Out, string(b))
 	} else {
 		tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tSCOPE\tSERVERS\tPATH")
+		fmt.Fprintf(stdio.Out, "skills of a %s run in %s:\n", kind, cwd)
+		fmt.Fprintln(tw, "NAME\tSCOPE\tRUNTIME\tSERVERS\tPATH")
 		for _, s := range out.Skills {
 			var names []string
 			for _, d := range s.Dependencies {
 				names = append(names, d.Name)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Scope, orDash(strings.Join(names, ",")), s.Path)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, s.Scope, orDash(s.Runtime), orDash(strings.Join(names, ",")), s.Path)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -62,6 +65,7 @@ func (c *SkillsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error 
 		if len(out.Disabled) > 0 {
 			fmt.Fprintf(stdio.Out, "\ndisabled ([[skills.config]]): %s\n", strings.Join(out.Disabled, ", "))
 		}
+		printKindNotes(stdio, kind, out)
 		if len(out.Servers) > 0 {
 			fmt.Fprintf(stdio.Out, "\nMCP servers the skills need:\n")
 			for _, d := range out.Servers {
@@ -76,8 +80,16 @@ func (c *SkillsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error 
 	for _, w := range out.Warnings {
 		fmt.Fprintf(stdio.Err, "interpreter: warning: %s\n", w)
 	}
-	if out.Conflict != "" {
-		return exitf(1, "a turn here cannot start: %s", out.Conflict)
+	conflicts := kindConflict(kind, out.Conflict)
+	if c.Kind == "" {
+		// The other kinds see other skills: their conflicts too.
+		conflicts = append(conflicts, otherConflicts(ctx, cfg, cwd, kind)...)
+	}
+	for _, m := range conflicts[min(1, len(conflicts)):] {
+		fmt.Fprintf(stdio.Err, "interpreter: %s\n", m)
+	}
+	if len(conflicts) > 0 {
+		return exitf(1, "%s", conflicts[0])
 	}
 	return nil
 }
@@ -89,8 +101,8 @@ func orDash(s string) string {
 	return s
 }
 
-// findSkills runs the turn's skills step locally.
-func findSkills(ctx context.Context, cfg *config.Config, cwd string) (*activities.SkillsOutput, error) {
+// findSkills runs the turn's skills step locally, for a kind of run.
+func findSkills(ctx context.Context, cfg *config.Config, cwd, kind string) (*activities.SkillsOutput, error) {
 	acts := &activities.Activities{Home: cfg.Home(), SkillSettings: func() (skills.Settings, error) { return cfg.SkillSettings(), nil }}
-	return acts.DiscoverSkills(ctx, activities.SkillsInput{Cwd: cwd})
+	return acts.DiscoverSkills(ctx, activities.SkillsInput{Cwd: cwd, Kind: kind})
 }

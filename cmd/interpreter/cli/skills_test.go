@@ -71,3 +71,48 @@ func TestSkillsList(t *testing.T) {
 		t.Fatalf("conflict: exit %d: %s", code, errs)
 	}
 }
+
+// `skills list --kind` shows what each kind of run gets: the skills its
+// ankole-runtime lets it see, the others as "not for" it; a conflict is
+// reported for the kinds that see both skills, and a plain `skills list`
+// reports every kind's.
+func TestSkillsListByKind(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	repo := t.TempDir()
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	sk := filepath.Join(repo, ".agents", "skills")
+	writeSkillFiles(t, filepath.Join(sk, "deploy"), "deploy", "dependencies:\n  tools:\n    - {type: mcp, value: cloud, transport: streamable_http, url: 'https://cloud/mcp'}\n")
+	night := writeSkillFiles(t, filepath.Join(sk, "nightly"), "nightly", "dependencies:\n  tools:\n    - {type: mcp, value: cloud, transport: streamable_http, url: 'https://elsewhere/mcp'}\n")
+	people := writeSkillFiles(t, filepath.Join(sk, "people"), "people", "")
+	for p, rt := range map[string]string{night: "background_job", people: "main"} {
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(b), "\n---\n", "\nankole-runtime: "+rt+"\n---\n", 1)), 0o644)
+	}
+	off := []string{"-c", "skills.bundled.enabled=false"}
+
+	code, out, errs := run(t, append(off, "skills", "list", "-C", repo, "--kind", "main")...)
+	if code != 0 || !strings.Contains(out, "skills of a main run") || !strings.Contains(out, "people  repo   main") ||
+		strings.Contains(out, "nightly  repo") || !strings.Contains(out, "not for a main run (ankole-runtime): nightly") {
+		t.Fatalf("--kind main: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(t, append(off, "skills", "list", "-C", repo, "--kind", "background_job")...)
+	if code != 1 || !strings.Contains(out, "nightly  repo   background_job") || strings.Contains(out, "people  repo") ||
+		!strings.Contains(errs, `a background_job run here cannot start: skills "deploy" and "nightly" both declare MCP server "cloud"`) {
+		t.Fatalf("--kind background_job: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = run(t, append(off, "skills", "list", "-C", repo, "--kind", "automation")...)
+	if code != 1 || !strings.Contains(out, "people") || !strings.Contains(out, "nightly") ||
+		!strings.Contains(errs, "an automation command job here cannot get the skills' servers") {
+		t.Fatalf("--kind automation: exit %d\n%s%s", code, out, errs)
+	}
+	// Without --kind: the main listing, and the other kinds' conflicts.
+	code, out, errs = run(t, append(off, "skills", "list", "-C", repo)...)
+	if code != 1 || !strings.Contains(out, "skills of a main run") || !strings.Contains(errs, "a background_job run here cannot start") ||
+		!strings.Contains(errs, "an automation command job here cannot") {
+		t.Fatalf("no --kind: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = run(t, "skills", "list", "-C", repo, "--kind", "nightly")
+	if code != 2 && code != 1 || !strings.Contains(errs, "--kind") {
+		t.Fatalf("bad kind: exit %d: %s", code, errs)
+	}
+}
