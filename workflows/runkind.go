@@ -1,6 +1,10 @@
 package workflows
 
-import "github.com/interpreter-dev/interpreter/activities/skills"
+import (
+	"fmt"
+
+	"github.com/interpreter-dev/interpreter/activities/skills"
+)
 
 // Run kinds (Ankole's three kinds of execution) decide which skills a
 // turn lists and whose MCP servers it gets (see skills.go): a person's
@@ -26,6 +30,15 @@ func NormalRunKind(kind string) string {
 		return kind
 	}
 	return ""
+}
+
+// checkRunKind refuses a turn of a kind there is no such thing as (the
+// turn-start update's validator: nothing reaches history).
+func checkRunKind(kind string) error {
+	if NormalRunKind(kind) == "" {
+		return fmt.Errorf("unknown run kind %q: it must be %s, %s or %s", kind, RunKindMain, RunKindBackgroundJob, RunKindAutomation)
+	}
+	return nil
 }
 
 // runKind is the kind of a queued turn: a goal's continuation turn is a

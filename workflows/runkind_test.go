@@ -109,6 +109,11 @@ func TestNormalRunKind(t *testing.T) {
 	for in, want := range map[string]string{"": RunKindMain, "main": RunKindMain, "background_job": RunKindBackgroundJob,
 		"automation": RunKindAutomation, "Main": "", "nightly": ""} {
 		require.Equal(t, want, NormalRunKind(in), "%q", in)
+		if err := checkRunKind(in); want == "" {
+			require.ErrorContains(t, err, "unknown run kind")
+		} else {
+			require.NoError(t, err)
+		}
 	}
 }
 

@@ -182,6 +182,9 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	if err := checkImages(req, t.st.Config); err != nil {
 		return err
 	}
+	if err := checkRunKind(req.RunKind); err != nil {
+		return err
+	}
 	if t.archived {
 		return Refusal(ErrThreadArchived, "thread %s is archived", t.id)
 	}
