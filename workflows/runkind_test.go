@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/activities/skills"
@@ -133,4 +135,24 @@ func TestKindSummary(t *testing.T) {
 		require.Equal(t, tc.summary, kindSummary(tc.q))
 		require.Equal(t, tc.more, KindDetails(tc.q.runKind()))
 	}
+}
+
+// The thread hands each turn the kind its request asked for (a person's
+// next turn is main again), and refuses a kind there is no such thing as.
+func TestThreadPassesTheRunKind(t *testing.T) {
+	env := newEnv(t)
+	var kinds []string
+	env.OnWorkflow(TurnWorkflow, mock.Anything, mock.Anything).Return(func(_ workflow.Context, in TurnInput) (TurnResult, error) {
+		kinds = append(kinds, in.RunKind)
+		return TurnResult{TurnID: in.TurnID, Number: in.Number, Status: StatusCompleted, Carried: in.Carried}, nil
+	})
+	var bad *turnStart
+	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "unattended", RunKind: RunKindBackgroundJob}) }, 0)
+	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "person"}) }, 10*time.Second)
+	env.RegisterDelayedCallback(func() { bad = startTurn(env, StartTurnRequest{Prompt: "x", RunKind: "nightly"}) }, 20*time.Second)
+	env.RegisterDelayedCallback(env.CancelWorkflow, time.Minute)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: testConfig()})
+	requireCanceled(t, env)
+	require.Equal(t, []string{RunKindBackgroundJob, ""}, kinds)
+	require.ErrorContains(t, bad.rejected, `unknown run kind "nightly"`)
 }
