@@ -15,7 +15,7 @@ import (
 // shadows.
 func printKindNotes(stdio Stdio, kind string, out *activities.SkillsOutput) {
 	if len(out.Hidden) > 0 {
-		fmt.Fprintf(stdio.Out, "\nnot for a %s run (%s): %s\n", kind, skills.RuntimeKey, strings.Join(out.Hidden, ", "))
+		fmt.Fprintf(stdio.Out, "\nnot for %s run (%s): %s\n", aKind(kind), skills.RuntimeKey, strings.Join(out.Hidden, ", "))
 	}
 	for _, s := range out.Shadowed {
 		fmt.Fprintf(stdio.Out, "\nshadowed: %s at %s (the one at %s is used)\n", s.Name, s.Path, s.By)
@@ -44,10 +44,18 @@ func otherConflicts(ctx context.Context, cfg *config.Config, cwd, listed string)
 		}
 		res, err := findSkills(ctx, cfg, cwd, k)
 		if err != nil {
-			out = append(out, fmt.Sprintf("a %s run: %v", k, err))
+			out = append(out, fmt.Sprintf("%s run: %v", aKind(k), err))
 			continue
 		}
 		out = append(out, kindConflict(k, res.Conflict)...)
 	}
 	return out
+}
+
+// aKind is the kind with its article ("a main", "an automation").
+func aKind(kind string) string {
+	if strings.HasPrefix(kind, "a") {
+		return "an " + kind
+	}
+	return "a " + kind
 }

@@ -50,7 +50,7 @@ func (c *SkillsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error 
 		fmt.Fprintln(stdio.Out, string(b))
 	} else {
 		tw := tabwriter.NewWriter(stdio.Out, 0, 4, 2, ' ', 0)
-		fmt.Fprintf(stdio.Out, "skills of a %s run in %s:\n", kind, cwd)
+		fmt.Fprintf(stdio.Out, "skills of %s run in %s:\n", aKind(kind), cwd)
 		fmt.Fprintln(tw, "NAME\tSCOPE\tRUNTIME\tSERVERS\tPATH")
 		for _, s := range out.Skills {
 			var names []string
