@@ -56,7 +56,7 @@ func TestExecBackground(t *testing.T) {
 		t.Fatal("gate exists already")
 	}
 	code, out, errOut := e.threads("show", id)
-	if code != 0 || !strings.Contains(out, "turn 1 · running") || strings.Contains(out, "unattended done") {
+	if code != 0 || !strings.Contains(out, "turn 1 · running") || !strings.Contains(out, "/turn-1 · background_job") || strings.Contains(out, "unattended done") {
 		t.Fatalf("threads show while the job runs: exit %d\n%s%s", code, out, errOut)
 	}
 	writeTestFile(t, filepath.Join(e.Work, gate), "")
@@ -90,6 +90,9 @@ func TestExecBackground(t *testing.T) {
 		_, out, _ := e.threads("show", id)
 		return strings.Contains(out, "agent: again done")
 	}, 60*time.Second, "the second background turn to finish", func() string { _, out, _ := e.threads("show", id); return out })
+	if _, out, _ := e.threads("show", id); !strings.Contains(out, "/turn-1 · background_job") || !strings.Contains(out, "/turn-2 · background_job") {
+		t.Errorf("threads show does not give both turns' kind:\n%s", out)
+	}
 
 	// A person's turn in the same directory.
 	person := e.Exec("--json", "prompt person")

@@ -62,3 +62,12 @@ func (s *Session) startedInBackground(threadID, turnID string) {
 	fmt.Fprintf(s.IO.Err, "interpreter: %s runs in the background (%s); see it with `interpreter threads show %s`, follow it with `interpreter exec resume %s`\n",
 		threadID, turnID, threadID, threadID)
 }
+
+// kindSuffix ends a turn's line in `threads show` with its run kind when
+// it was not a person's.
+func kindSuffix(kind string) string {
+	if kind == "" || kind == workflows.RunKindMain {
+		return ""
+	}
+	return " · " + kind
+}

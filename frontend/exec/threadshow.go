@@ -15,11 +15,13 @@ import (
 
 // TurnDetail is one turn as `threads show` prints it.
 type TurnDetail struct {
-	TurnID string                `json:"turn_id"`
-	Number int                   `json:"number"`
-	Prompt string                `json:"prompt,omitempty"`
-	Result *workflows.TurnResult `json:"result,omitempty"`
-	Items  []workflows.Item      `json:"items"`
+	TurnID string `json:"turn_id"`
+	Number int    `json:"number"`
+	Prompt string `json:"prompt,omitempty"`
+	// RunKind is the kind of run the turn was ("" for a person's).
+	RunKind string                `json:"run_kind,omitempty"`
+	Result  *workflows.TurnResult `json:"result,omitempty"`
+	Items   []workflows.Item      `json:"items"`
 	// ItemsError says why the items could not be read (no worker to
 	// answer the query, ...).
 	ItemsError string `json:"items_error,omitempty"`
@@ -93,8 +95,8 @@ func PrintThread(w io.Writer, d ThreadDetail) {
 	for _, t := range d.Turns {
 		fmt.Fprintln(w)
 		if r := t.Result; r != nil {
-			fmt.Fprintf(w, "turn %d · %s · %d steps · tokens in %d out %d · %s\n", t.Number, r.Status, r.Steps,
-				r.Usage.InputTokens, r.Usage.OutputTokens, t.TurnID)
+			fmt.Fprintf(w, "turn %d · %s · %d steps · tokens in %d out %d · %s%s\n", t.Number, r.Status, r.Steps,
+				r.Usage.InputTokens, r.Usage.OutputTokens, t.TurnID, kindSuffix(t.RunKind))
 			if r.Error != "" {
 				fmt.Fprintf(w, "  error: %s\n", r.Error)
 			}
@@ -102,7 +104,7 @@ func PrintThread(w io.Writer, d ThreadDetail) {
 				fmt.Fprintf(w, "  instructions: %s\n", strings.Join(r.InstructionSources, ", "))
 			}
 		} else {
-			fmt.Fprintf(w, "turn %d · running · %s\n", t.Number, t.TurnID)
+			fmt.Fprintf(w, "turn %d · running · %s%s\n", t.Number, t.TurnID, kindSuffix(t.RunKind))
 		}
 		if t.Prompt != "" {
 			fmt.Fprintf(w, "  > %s\n", clip(t.Prompt, 200))
@@ -138,8 +140,8 @@ func PrintThreadList(w io.Writer, list []threads.Summary) error {
 // readTurn reads a turn's prompt and the last state of each of its items.
 func readTurn(ctx context.Context, c client.Client, turnID string, number int, res *workflows.TurnResult) TurnDetail {
 	d := TurnDetail{TurnID: turnID, Number: number, Result: res, Items: []workflows.Item{}}
-	if p, err := threads.Prompt(ctx, c, turnID); err == nil {
-		d.Prompt = p
+	if in, err := threads.StartInput(ctx, c, turnID); err == nil {
+		d.Prompt, d.RunKind = in.Prompt, in.RunKind
 	}
 	index := map[string]int{}
 	err := AllEvents(ctx, c, turnID, func(e workflows.Event) {

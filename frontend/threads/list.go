@@ -304,25 +304,32 @@ func Events(ctx context.Context, c client.Client, turnID string, after int) (wor
 // Prompt reads the prompt a turn started with, from the first event of
 // its workflow's history.
 func Prompt(ctx context.Context, c client.Client, turnID string) (string, error) {
+	in, err := StartInput(ctx, c, turnID)
+	return in.Prompt, err
+}
+
+// StartInput reads the input a turn started with (its prompt, its run
+// kind), from the first event of its workflow's history.
+func StartInput(ctx context.Context, c client.Client, turnID string) (workflows.TurnInput, error) {
 	it := c.GetWorkflowHistory(ctx, turnID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	if !it.HasNext() {
-		return "", fmt.Errorf("turn %s has no history", turnID)
+		return workflows.TurnInput{}, fmt.Errorf("turn %s has no history", turnID)
 	}
 	ev, err := it.Next()
 	if err != nil {
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
-			return "", fmt.Errorf("turn %s not found", turnID)
+			return workflows.TurnInput{}, fmt.Errorf("turn %s not found", turnID)
 		}
-		return "", err
+		return workflows.TurnInput{}, err
 	}
 	p := ev.GetWorkflowExecutionStartedEventAttributes().GetInput().GetPayloads()
 	if len(p) == 0 {
-		return "", fmt.Errorf("turn %s has no input", turnID)
+		return workflows.TurnInput{}, fmt.Errorf("turn %s has no input", turnID)
 	}
 	var in workflows.TurnInput
 	if err := converter.GetDefaultDataConverter().FromPayload(p[0], &in); err != nil {
-		return "", fmt.Errorf("decoding the input of turn %s: %w", turnID, err)
+		return workflows.TurnInput{}, fmt.Errorf("decoding the input of turn %s: %w", turnID, err)
 	}
-	return in.Prompt, nil
+	return in, nil
 }
