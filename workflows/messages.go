@@ -233,6 +233,8 @@ type StartTurnRequest struct {
 	// Mode holds what this turn alone adds to the thread's settings (an
 	// app-server collaboration mode); the next turn does not inherit it.
 	Mode *TurnMode `json:"mode,omitempty"`
+	// RunKind is the kind of run the turn is (runkind.go): "" is main.
+	RunKind string `json:"runKind,omitempty"`
 }
 
 // TurnMode is a collaboration mode as one turn takes it: instructions

@@ -125,6 +125,8 @@ type TurnInput struct {
 	// AgentApprovals are the sub-agents' approvals pending when the turn
 	// starts (see [ThreadState.AgentApprovals]).
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
+	// RunKind is the kind of run the turn is (runkind.go): "" is main.
+	RunKind string `json:"runKind,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.

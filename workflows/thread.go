@@ -298,6 +298,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	in := TurnInput{
 		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
 		Prompt: q.Request.Prompt, Carried: t.st.Carried, Code: turnCode, Images: q.Request.Images,
+		RunKind: q.runKind(),
 	}
 	if t.st.Parent != nil {
 		in.RootThread = t.st.Parent.RootID

@@ -1,0 +1,37 @@
+package workflows
+
+// Run kinds (Ankole's three kinds of execution) decide which skills a
+// turn lists and whose MCP servers it gets (see skills.go): a person's
+// turns are main, a run nobody watches (exec --background, a goal's
+// continuation turns) is a background job, and a scheduled run is an
+// automation.
+const (
+	// RunKindMain is a person's turn; "" means the same.
+	RunKindMain = "main"
+	// RunKindBackgroundJob is an agent run with nobody attached.
+	RunKindBackgroundJob = "background_job"
+	// RunKindAutomation is a run an automation's schedule started.
+	RunKindAutomation = "automation"
+)
+
+// NormalRunKind is the kind a run is of: "" is main; it returns "" for
+// a kind it does not know.
+func NormalRunKind(kind string) string {
+	switch kind {
+	case "", RunKindMain:
+		return RunKindMain
+	case RunKindBackgroundJob, RunKindAutomation:
+		return kind
+	}
+	return ""
+}
+
+// runKind is the kind of a queued turn: a goal's continuation turn is a
+// background job (nobody is attached), other turns are what their
+// request says.
+func (q QueuedTurn) runKind() string {
+	if q.Goal {
+		return RunKindBackgroundJob
+	}
+	return q.Request.RunKind
+}
