@@ -22,6 +22,9 @@ type SkillsInput struct {
 	// Docs, when set, asks for the instructions files (AGENTS.md) too:
 	// they live on the same host.
 	Docs *DocsRequest `json:"docs,omitempty"`
+	// Kind is the kind of run asking (skills.Kinds; "" is main): only the
+	// skills whose ankole-runtime it sees are offered.
+	Kind string `json:"kind,omitempty"`
 }
 
 // SkillsOutput is what a turn offers: the enabled skills, the MCP servers
@@ -43,6 +46,11 @@ type SkillsOutput struct {
 	Elsewhere bool `json:"elsewhere,omitempty"`
 	// Docs are the instructions files found (see [SkillsInput.Docs]).
 	Docs *DocsOutput `json:"docs,omitempty"`
+	// Hidden names the enabled skills this kind of run does not see
+	// (their ankole-runtime); Shadowed the skills of a name an earlier
+	// folder's skill took.
+	Hidden   []string        `json:"hidden,omitempty"`
+	Shadowed []skills.Shadow `json:"shadowed,omitempty"`
 }
 
 // DiscoverSkills finds the skills of a working directory on the workspace
@@ -76,7 +84,7 @@ func (a *Activities) DiscoverSkills(ctx context.Context, in SkillsInput) (*Skill
 		settings = st
 	}
 	res := skills.Discover(skills.Options{
-		Cwd: in.Cwd, UserHome: home, Bundled: skills.Bundled(), BundledDir: a.bundledSkillsDir(), Settings: settings,
+		Cwd: in.Cwd, UserHome: home, Bundled: skills.Bundled(), BundledDir: a.bundledSkillsDir(), Settings: settings, Kind: in.Kind,
 	})
 	out.Skills = res.Skills
 	for _, s := range res.Disabled {
@@ -85,6 +93,10 @@ func (a *Activities) DiscoverSkills(ctx context.Context, in SkillsInput) (*Skill
 	for _, w := range res.Warnings {
 		out.Warnings = append(out.Warnings, w.String())
 	}
+	for _, s := range res.Hidden {
+		out.Hidden = append(out.Hidden, s.Name)
+	}
+	out.Shadowed = res.Shadowed
 	servers, err := skills.Dependencies(res.Skills)
 	if err != nil {
 		out.Conflict = err.Error()

@@ -1,5 +1,7 @@
 package workflows
 
+import "github.com/interpreter-dev/interpreter/activities/skills"
+
 // Run kinds (Ankole's three kinds of execution) decide which skills a
 // turn lists and whose MCP servers it gets (see skills.go): a person's
 // turns are main, a run nobody watches (exec --background, a goal's
@@ -7,11 +9,11 @@ package workflows
 // automation.
 const (
 	// RunKindMain is a person's turn; "" means the same.
-	RunKindMain = "main"
+	RunKindMain = skills.KindMain
 	// RunKindBackgroundJob is an agent run with nobody attached.
-	RunKindBackgroundJob = "background_job"
+	RunKindBackgroundJob = skills.KindBackgroundJob
 	// RunKindAutomation is a run an automation's schedule started.
-	RunKindAutomation = "automation"
+	RunKindAutomation = skills.KindAutomation
 )
 
 // NormalRunKind is the kind a run is of: "" is main; it returns "" for

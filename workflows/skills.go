@@ -13,6 +13,7 @@ import (
 
 // prepareSkills finds the skills the turn offers, on the workspace host,
 // once per turn (so a skill added or disabled shows in the next turn),
+// as the turn's kind of run sees them (their ankole-runtime),
 // and records them and the MCP servers they need in the turn's state
 // ([TurnState.Skills], [TurnState.SkillServers]). A skipped skill is a
 // warning item and the turn goes on; two enabled skills that declare the
@@ -45,7 +46,7 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 // the host queue does the work.
 func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, error) {
 	cfg := t.in.Config
-	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest()}
+	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest(), Kind: t.in.RunKind}
 	var out activities.SkillsOutput
 	if cfg.HostQueue != "" {
 		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

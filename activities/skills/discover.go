@@ -38,6 +38,10 @@ type Options struct {
 	Bundled    fs.FS
 	BundledDir string
 	Settings   Settings
+	// Kind is the kind of run asking ([Kinds]; "" is main): a skill whose
+	// ankole-runtime the kind does not see ([Visible]) is not offered, as
+	// if it were not there (another skill may take its name).
+	Kind string
 }
 
 // Result is what a turn offers.
@@ -49,6 +53,20 @@ type Result struct {
 	// Warnings are skills skipped because of a bad SKILL.md or
 	// openai.yaml.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Hidden are the enabled skills whose ankole-runtime this kind of run
+	// does not see.
+	Hidden []Skill `json:"hidden,omitempty"`
+	// Shadowed are the skills of a name an earlier folder's skill took.
+	Shadowed []Shadow `json:"shadowed,omitempty"`
+}
+
+// Shadow is a skill not offered because an earlier folder has one of its
+// name.
+type Shadow struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+	// By is the SKILL.md of the skill that took the name.
+	By string `json:"by"`
 }
 
 type root struct{ dir, scope string }
@@ -90,7 +108,9 @@ func repoDirs(cwd string) []string {
 
 // Discover finds the skills: repository, then user, then bundled; the
 // first enabled skill of a name wins (also when it is then skipped for a
-// bad openai.yaml: no other skill takes its name silently). A skill with a bad
+// bad openai.yaml: no other skill takes its name silently); the later ones
+// are listed as shadowed. Only the skills the kind of run sees count
+// (Options.Kind); the others are listed as hidden. A skill with a bad
 // SKILL.md or openai.yaml is skipped with a warning; a disabled skill's
 // openai.yaml is not read.
 func Discover(o Options) Result {
@@ -100,7 +120,7 @@ func Discover(o Options) Result {
 			res.Warnings = append(res.Warnings, Warning{Path: o.BundledDir, Message: "bundled skills unavailable: " + err.Error()})
 		}
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // name → the SKILL.md that took it
 	listed := 0
 	for _, r := range roots(o) {
 		entries, err := os.ReadDir(r.dir)
@@ -121,15 +141,24 @@ func Discover(o Options) Result {
 				res.Warnings = append(res.Warnings, Warning{Path: file, Message: err.Error()})
 				continue
 			}
-			s := Skill{Name: fm.Name, Description: fm.Description, Path: file, Scope: r.scope}
+			s := Skill{Name: fm.Name, Description: fm.Description, Path: file, Scope: r.scope, Runtime: fm.Runtime}
+			if s.Runtime == "" {
+				s.Runtime = RuntimeAny
+			}
 			if !o.Settings.Enabled(s) {
 				res.Disabled = append(res.Disabled, s)
 				continue
 			}
-			if seen[s.Name] {
-				continue // an earlier folder's skill of that name wins
+			if !Visible(s.Runtime, o.Kind) {
+				res.Hidden = append(res.Hidden, s)
+				continue
 			}
-			seen[s.Name] = true // a skipped skill is not replaced by a later one of its name
+			if by, ok := seen[s.Name]; ok {
+				// An earlier folder's skill of that name wins.
+				res.Shadowed = append(res.Shadowed, Shadow{Name: s.Name, Path: file, By: by})
+				continue
+			}
+			seen[s.Name] = file // a skipped skill is not replaced by a later one of its name
 			deps, err := readDependencies(filepath.Join(s.Dir(), filepath.FromSlash(DependenciesFile)))
 			if err != nil {
 				res.Warnings = append(res.Warnings, Warning{Skill: s.Name, Path: filepath.Join(s.Dir(), filepath.FromSlash(DependenciesFile)), Message: err.Error()})

@@ -24,11 +24,15 @@ const (
 type Frontmatter struct {
 	Name        string
 	Description string
+	// Runtime is the skill's `ankole-runtime` (runtime.go); "" when the
+	// key is absent, which means any.
+	Runtime string
 }
 
 // ParseFrontmatter reads the YAML frontmatter at the start of a SKILL.md
 // (between a first line `---` and the next line `---`) and stops there.
-// name and description are required strings; other keys are allowed and
+// name and description are required strings; `ankole-runtime`, when
+// present, is any, main or background_job; other keys are allowed and
 // ignored. The description is folded onto one line.
 func ParseFrontmatter(r io.Reader) (Frontmatter, error) {
 	br := bufio.NewReader(io.LimitReader(r, maxFrontmatter+1))
@@ -65,6 +69,7 @@ func ParseFrontmatter(r io.Reader) (Frontmatter, error) {
 	var raw struct {
 		Name        any `yaml:"name"`
 		Description any `yaml:"description"`
+		Runtime     any `yaml:"ankole-runtime"`
 	}
 	if err := yaml.Unmarshal([]byte(yml.String()), &raw); err != nil {
 		return Frontmatter{}, fmt.Errorf("frontmatter is not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -76,6 +81,12 @@ func ParseFrontmatter(r io.Reader) (Frontmatter, error) {
 	desc, err := stringField("description", raw.Description)
 	if err != nil {
 		return Frontmatter{}, err
+	}
+	var runtime string
+	if raw.Runtime != nil {
+		if runtime, err = parseRuntime(raw.Runtime); err != nil {
+			return Frontmatter{}, err
+		}
 	}
 	name = strings.TrimSpace(name)
 	desc = oneLine(desc)
@@ -91,7 +102,7 @@ func ParseFrontmatter(r io.Reader) (Frontmatter, error) {
 	case utf8.RuneCountInString(desc) > MaxDescriptionLen:
 		return Frontmatter{}, fmt.Errorf("frontmatter field \"description\" is longer than %d characters", MaxDescriptionLen)
 	}
-	return Frontmatter{Name: name, Description: desc}, nil
+	return Frontmatter{Name: name, Description: desc, Runtime: runtime}, nil
 }
 
 func stringField(key string, v any) (string, error) {

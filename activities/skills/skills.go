@@ -10,7 +10,8 @@
 // opens the body itself.
 //
 // A skill may declare the MCP servers it needs in `agents/openai.yaml`
-// (see [ParseOpenAIYAML]); [Dependencies] merges the declarations of the
+// (see [ParseOpenAIYAML]); its frontmatter's `ankole-runtime` says which
+// kinds of run see it ([Visible]); [Dependencies] merges the declarations of the
 // enabled skills into one server list per turn. Nothing here connects to a
 // server.
 //
@@ -48,6 +49,9 @@ type Skill struct {
 	Scope string `json:"scope"`
 	// Dependencies are the MCP servers the skill declared.
 	Dependencies []MCPDependency `json:"dependencies,omitempty"`
+	// Runtime is the skill's ankole-runtime: which kinds of run see it
+	// (runtime.go).
+	Runtime string `json:"runtime,omitempty"`
 }
 
 // Dir is the skill's folder.
