@@ -41,7 +41,10 @@ type CommandJobOutput struct {
 func (a *Activities) RunCommandJob(ctx context.Context, in CommandJobInput) (*CommandJobOutput, error) {
 	a.sweepRunDirs()
 	out := &CommandJobOutput{}
-	found, err := a.DiscoverSkills(ctx, SkillsInput{ThreadID: in.RunID, Cwd: in.Exec.Cwd})
+	// Every enabled skill's servers, whatever its ankole-runtime: as
+	// [Activities.EnabledSkillServers], keeping a conflict apart from an
+	// infrastructure failure.
+	found, err := a.DiscoverSkills(ctx, SkillsInput{ThreadID: in.RunID, Cwd: in.Exec.Cwd, Kind: skills.KindAutomation})
 	if err != nil {
 		return nil, err
 	}

@@ -105,9 +105,10 @@ func (t AutomationTurns) send(ctx context.Context, in workflows.AutomationTurnIn
 	return resp, nil
 }
 
-// automationRequest is the turn a prompt run sends.
+// automationRequest is the turn a prompt run sends: a background job's
+// (nobody watches it), for which skills it is offered.
 func automationRequest(spec workflows.AutomationSpec) workflows.StartTurnRequest {
-	return workflows.StartTurnRequest{Prompt: spec.Prompt}
+	return workflows.StartTurnRequest{Prompt: spec.Prompt, RunKind: workflows.RunKindBackgroundJob}
 }
 
 // heartbeatWhile keeps the activity alive while it waits for the turn
