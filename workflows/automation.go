@@ -116,10 +116,11 @@ func AutomationRunPrefix(name string) string { return "automation-" + name + "-r
 func AutomationThreadID(name string) string { return "automation-" + name + "-thread" }
 
 // AutomationRunThread is the thread a run's turn goes to: the
-// automation's own, or one named after the run.
-func AutomationRunThread(spec AutomationSpec, runWorkflowID string) string {
+// automation's own, or one named after the run (its workflow's run id:
+// two firings in one second share a workflow id).
+func AutomationRunThread(spec AutomationSpec, runID string) string {
 	if spec.NewThread {
-		return runWorkflowID + "-thread"
+		return "automation-" + spec.Name + "-" + runID
 	}
 	return AutomationThreadID(spec.Name)
 }
@@ -132,8 +133,10 @@ func AutomationWorkflow(ctx workflow.Context, spec AutomationSpec) (AutomationRu
 	if strings.TrimSpace(spec.Prompt) == "" {
 		return AutomationRun{Status: StatusFailed, Error: "the automation has neither a prompt nor a command"}, nil
 	}
-	id := workflow.GetInfo(ctx).WorkflowExecution.ID
-	in := AutomationTurnInput{ThreadID: AutomationRunThread(spec, id), Spec: spec, RequestID: id}
+	ex := workflow.GetInfo(ctx).WorkflowExecution
+	// The run id, not the workflow id, tells runs apart: the schedule
+	// names a firing by its second, and a run fired by hand may share it.
+	in := AutomationTurnInput{ThreadID: AutomationRunThread(spec, ex.RunID), Spec: spec, RequestID: ex.ID + "/" + ex.RunID}
 	// The activity waits for the turn's end; it heartbeats meanwhile, and
 	// a retry (a lost worker) sends the same turn, deduplicated.
 	ao := workflow.ActivityOptions{
@@ -181,7 +184,7 @@ func commandJob(ctx workflow.Context, spec AutomationSpec) AutomationRun {
 		Summary:             "command: " + oneLine(spec.Command, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	}
-	in := automationCommand(spec, workflow.GetInfo(ctx).WorkflowExecution.ID, timeout)
+	in := automationCommand(spec, workflow.GetInfo(ctx).WorkflowExecution.RunID, timeout)
 	var out activities.CommandJobOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ao), acts.RunCommandJob, in).Get(ctx, &out)
 	if err != nil {

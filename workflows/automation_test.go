@@ -64,19 +64,23 @@ func TestAutomationRunsGoToTheAutomationsOwnThread(t *testing.T) {
 	// Each run's turn is its own request: a retry of one is deduplicated,
 	// the next run is not.
 	require.NotEqual(t, f.inputs[0].RequestID, f.inputs[1].RequestID)
-	require.Equal(t, "automation-nightly-run-2026-12-02T06:00:00Z", f.inputs[0].RequestID)
+	require.Equal(t, "automation-nightly-run-2026-12-02T06:00:00Z/"+testRunID, f.inputs[0].RequestID)
 	require.Equal(t, AutomationRun{Status: StatusCompleted, ThreadID: "automation-nightly-thread", TurnID: "automation-nightly-thread/turn-1", FinalMessage: "done"}, r1)
 	require.Equal(t, r1, r2)
 }
 
+// testRunID is the run id the test environment gives every workflow.
+const testRunID = "default-test-run-id"
+
+// A fresh thread per run is named after the run's id (unique per run,
+// where the schedule's workflow ids are unique per second only).
 func TestAutomationNewThreadPerRun(t *testing.T) {
 	f := &fakeTurns{}
-	spec := promptSpec(true)
-	runAutomation(t, f, "automation-nightly-run-A", spec)
-	runAutomation(t, f, "automation-nightly-run-B", spec)
-	require.Len(t, f.inputs, 2)
-	require.Equal(t, "automation-nightly-run-A-thread", f.inputs[0].ThreadID)
-	require.Equal(t, "automation-nightly-run-B-thread", f.inputs[1].ThreadID)
+	run := runAutomation(t, f, "automation-nightly-run-A", promptSpec(true))
+	require.Len(t, f.inputs, 1)
+	require.Equal(t, "automation-nightly-"+testRunID, f.inputs[0].ThreadID)
+	require.Equal(t, "automation-nightly-"+testRunID, run.ThreadID)
+	require.Equal(t, "automation-nightly-run-A/"+testRunID, f.inputs[0].RequestID)
 }
 
 func TestAutomationRunResults(t *testing.T) {
@@ -127,7 +131,7 @@ func TestAutomationRunResults(t *testing.T) {
 			require.Equal(t, tc.want, got)
 			require.Len(t, f.inputs, tc.calls)
 			for _, in := range f.inputs {
-				require.Equal(t, "automation-nightly-run-X", in.RequestID)
+				require.Equal(t, "automation-nightly-run-X/"+testRunID, in.RequestID)
 			}
 		})
 	}
@@ -171,7 +175,7 @@ func TestCommandJobResultIsItsExitAndOutput(t *testing.T) {
 	exit := 3
 	require.Equal(t, AutomationRun{Status: StatusFailed, ExitCode: &exit, Output: "partial", DurationMs: 12}, run)
 	require.Equal(t, []string{"bash", "-lc", "mcporter call x.y"}, in.Exec.Command)
-	require.Equal(t, "automation-sync-run-1", in.RunID)
+	require.Equal(t, testRunID, in.RunID)
 	require.Equal(t, "workspace-write", in.Exec.SandboxMode)
 	require.Equal(t, "/work", in.Exec.WorkspaceRoot)
 	require.Equal(t, DefaultCommandJobTimeout.Milliseconds(), in.Exec.TimeoutMs)

@@ -220,7 +220,7 @@ func runInfo(ctx context.Context, c client.Client, spec workflows.AutomationSpec
 	id, runID := r.StartWorkflowResult.WorkflowID, r.StartWorkflowResult.FirstExecutionRunID
 	info := AutomationRunInfo{WorkflowID: id, ScheduledAt: r.ScheduleTime, StartedAt: r.ActualTime}
 	if spec.Prompt != "" {
-		info.ThreadID = workflows.AutomationRunThread(spec, id)
+		info.ThreadID = workflows.AutomationRunThread(spec, runID)
 	}
 	desc, err := c.DescribeWorkflowExecution(ctx, id, runID)
 	if err != nil {
