@@ -56,6 +56,9 @@ type Options struct {
 	// dead process's activities went (and an [Unstick] that failed);
 	// without it, neither runs.
 	Reclaimed func(n int, err error)
+	// AutomationTurns starts the turns of automations' prompt runs (the
+	// process's front-end code, over its client); nil: such runs fail.
+	AutomationTurns workflows.AutomationTurns
 }
 
 // WorkflowTaskPollers is how many workflow-task polls a worker keeps open
@@ -138,6 +141,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.MCPListTools)
 	host.RegisterActivity(o.Activities.MCPCallTool)
 	host.RegisterActivity(o.Activities.ExecCommand)
+	host.RegisterActivity(o.Activities.RunCommandJob)
 	// Sessions this process holds are reached on a queue only it polls
 	// (see workflows: unified exec); set before the host worker polls.
 	o.Activities.SessionQueue = sessionQueue(o.HostQueue)
@@ -201,6 +205,8 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	w.shared.RegisterWorkflowWithOptions(workflows.TurnWorkflow, turnOpts)
 	w.shared.RegisterWorkflowWithOptions(workflows.MemoryConsolidationWorkflow, workflow.RegisterOptions{Name: "MemoryConsolidationWorkflow"})
 	w.shared.RegisterWorkflowWithOptions(workflows.ScheduledMemoryWorkflow, workflow.RegisterOptions{Name: "ScheduledMemoryWorkflow"})
+	w.shared.RegisterWorkflowWithOptions(workflows.AutomationWorkflow, workflow.RegisterOptions{Name: "AutomationWorkflow"})
+	w.shared.RegisterActivity(&workflows.AutomationActivities{Turns: o.AutomationTurns})
 	w.shared.RegisterActivity(o.Activities.CallModel)
 	w.shared.RegisterActivity(o.Activities.HostPollers)
 	// Also run in-process, as a local activity, when a turn's workspace

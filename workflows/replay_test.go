@@ -27,6 +27,7 @@ func replay(file string, turn func(workflow.Context, TurnInput) (TurnResult, err
 	r := worker.NewWorkflowReplayer()
 	r.RegisterWorkflowWithOptions(ThreadWorkflow, workflow.RegisterOptions{Name: "ThreadWorkflow"})
 	r.RegisterWorkflowWithOptions(turn, workflow.RegisterOptions{Name: "TurnWorkflow"})
+	r.RegisterWorkflowWithOptions(AutomationWorkflow, workflow.RegisterOptions{Name: "AutomationWorkflow"})
 	return r.ReplayWorkflowHistoryFromJSONFile(replayLogger, file)
 }
 

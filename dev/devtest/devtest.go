@@ -146,7 +146,8 @@ func (w *World) StartWorker(o WorkerOptions) *worker.Workers {
 		c = w.Client
 	}
 	ws, err := worker.Start(c, worker.Options{TaskQueue: TaskQueue, HostQueue: o.HostQueue,
-		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing, Versioning: o.Versioning})
+		Activities: acts, Identity: o.Name, ToolsOnly: o.ToolsOnly, Tracing: o.Tracing, Versioning: o.Versioning,
+		AutomationTurns: threads.AutomationTurns{Client: c}})
 	if err != nil {
 		w.TB.Fatal(err)
 	}

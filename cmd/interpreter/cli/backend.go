@@ -19,6 +19,7 @@ import (
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
 	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
+	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/worker"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -194,6 +195,9 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 		Identity:   worker.Identity(identity, cfg.Temporal.HostQueue),
 		Namespace:  cfg.Temporal.Namespace,
 		Versioning: versioning,
+		// Automations' turns start as this process's front ends start
+		// theirs.
+		AutomationTurns: threads.AutomationTurns{Client: b.client},
 		Reclaimed: func(n int, err error) {
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "interpreter: warning: looking for activities of a dead worker on this host: %v\n", err)

@@ -55,20 +55,21 @@ type root struct {
 	Globals
 	ShowVersion kong.VersionFlag `name:"version" help:"Print the version (the release and the build's commit)."`
 
-	Exec    ExecCmd    `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
-	Dev     DevCmd     `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
-	Worker  WorkerCmd  `cmd:"" help:"Run a worker against a Temporal server."`
-	Setup   SetupCmd   `cmd:"" help:"Register the search attributes threads use on a namespace (or print the commands an admin must run)."`
-	Store   StoreCmd   `cmd:"" help:"The transcript store: serve it to workers on other machines."`
-	App     AppCmd     `cmd:"" name:"app-server" help:"Serve Codex's app-server protocol (JSON-RPC lines) on stdin/stdout."`
-	Approve ApproveCmd `cmd:"" help:"Answer a pending approval: approve THREAD ITEM --decision approve|approve_for_session|deny|abort (no ITEM: list them)."`
-	Harness HarnessCmd `cmd:"" help:"List the harnesses, or show one as it is sent to a model."`
-	Threads ThreadsCmd `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
-	Memory  MemoryCmd  `cmd:"" help:"Memory across threads ([memories] enabled = true)."`
-	Goal    GoalCmd    `cmd:"" help:"Set, show, pause, resume or clear a thread's goal (docs/goals.md)."`
-	Skills  SkillsCmd  `cmd:"" help:"List the skills a turn gets here (see docs/skills-and-mcp-servers.md)."`
-	Mcp     McpCmd     `cmd:"" help:"Manage external MCP servers ([mcp_servers]): add, list, get, remove."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+	Exec       ExecCmd       `cmd:"" help:"Run a task non-interactively (or continue a thread with 'exec resume ID')."`
+	Dev        DevCmd        `cmd:"" help:"Run the embedded Temporal server, Web UI and a worker."`
+	Worker     WorkerCmd     `cmd:"" help:"Run a worker against a Temporal server."`
+	Setup      SetupCmd      `cmd:"" help:"Register the search attributes threads use on a namespace (or print the commands an admin must run)."`
+	Store      StoreCmd      `cmd:"" help:"The transcript store: serve it to workers on other machines."`
+	App        AppCmd        `cmd:"" name:"app-server" help:"Serve Codex's app-server protocol (JSON-RPC lines) on stdin/stdout."`
+	Approve    ApproveCmd    `cmd:"" help:"Answer a pending approval: approve THREAD ITEM --decision approve|approve_for_session|deny|abort (no ITEM: list them)."`
+	Harness    HarnessCmd    `cmd:"" help:"List the harnesses, or show one as it is sent to a model."`
+	Threads    ThreadsCmd    `cmd:"" help:"List, show, follow and archive threads (from Temporal visibility and workflow queries)."`
+	Memory     MemoryCmd     `cmd:"" help:"Memory across threads ([memories] enabled = true)."`
+	Goal       GoalCmd       `cmd:"" help:"Set, show, pause, resume or clear a thread's goal (docs/goals.md)."`
+	Automation AutomationCmd `cmd:"" help:"Prompts and commands run on a schedule: add, list, show, pause, resume, run, remove (docs/automations.md)."`
+	Skills     SkillsCmd     `cmd:"" help:"List the skills a turn gets here (see docs/skills-and-mcp-servers.md)."`
+	Mcp        McpCmd        `cmd:"" help:"Manage external MCP servers ([mcp_servers]): add, list, get, remove."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
 
 	McpServer McpServerCmd `cmd:"" name:"mcp-server" help:"Serve the codex and codex-reply tools over MCP on stdio (durable threads)."`
 	Sandbox   SandboxCmd   `cmd:"" hidden:"" help:"Run a command inside the sandbox (used by workers)."`
