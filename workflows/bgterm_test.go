@@ -10,7 +10,9 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -302,4 +304,33 @@ func TestBackgroundTerminalTerminate(t *testing.T) {
 	require.Len(t, view.Turns, 1, "terminate wakes nothing")
 	require.Empty(t, left)
 	env.AssertActivityCalled(t, "CloseSessions", mock.Anything, activities.CloseSessionsInput{ThreadID: testThreadID, IDs: []int{1000}})
+}
+
+// A watch whose worker process is gone (nobody takes it) reports the
+// session ended with its worker, once, with the output the thread kept.
+func TestBackgroundTerminalWorkerGoneIsToldOnce(t *testing.T) {
+	env := newEnv(t)
+	model := bgModel(nil)
+	mockModel(env, model)
+	mockSession(env)
+	env.OnActivity(a.WatchSession, mock.Anything, mock.Anything).Return((*activities.WatchSessionOutput)(nil),
+		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil))
+	var view ThreadView
+	var left []BackgroundTerminal
+	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "build it"}) }, 0)
+	env.RegisterDelayedCallback(func() {
+		view, left = viewThread(t, env), listTerminals(t, env)
+		env.CancelWorkflow()
+	}, time.Hour)
+	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: bgConfig(true)})
+	requireCanceled(t, env)
+	require.Empty(t, left)
+	require.Len(t, view.Turns, 2)
+	calls := model.calls()
+	n, _ := countNotices(calls)
+	require.Equal(t, 1, n)
+	text := calls[len(calls)-1].Append[0].Text
+	require.Contains(t, text, `"status":"worker_stopped"`)
+	require.Contains(t, text, "building")
+	require.Contains(t, text, "NOT run again")
 }
