@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,11 @@ const sessionBufferBytes = 1 << 20
 // of a session that ended.
 const sessionTailBytes = 2 << 10
 
+// MaxSessionTailBytes bounds the last output a session keeps for the
+// report of its end to a thread that watches it (the output a
+// background terminal's wake-up shows).
+const MaxSessionTailBytes = 16 << 10
+
 // execSession is one running process and its unread output.
 type execSession struct {
 	id     int
@@ -51,6 +57,67 @@ type execSession struct {
 	notify   chan struct{}
 	finished chan struct{}
 	exitCode int
+	// busy counts the calls waiting on the session's output (left
+	// hears when one leaves); claimed is set by whoever reports the
+	// process's end (such a call, or a watch: [Activities.WatchSession]),
+	// so it is reported once; closed is set when a close ends it.
+	busy    int
+	left    chan struct{}
+	claimed bool
+	closed  bool
+}
+
+// enter marks a call waiting on the session; false when its end was
+// reported already (the call then finds no session).
+func (s *execSession) enter() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.claimed {
+		return false
+	}
+	s.busy++
+	return true
+}
+
+// leave ends a call's wait; claim says it reports the process's end.
+func (s *execSession) leave(claim bool) {
+	s.mu.Lock()
+	s.busy--
+	if claim {
+		s.claimed = true
+	}
+	s.mu.Unlock()
+	select {
+	case s.left <- struct{}{}:
+	default:
+	}
+}
+
+// claimIdle claims the report of the process's end for a watch when no
+// call waits on the session; busy says one does (it reports the end).
+func (s *execSession) claimIdle() (claimed, busy bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.claimed:
+		return false, false
+	case s.busy > 0:
+		return false, true
+	}
+	s.claimed = true
+	return true, false
+}
+
+func (s *execSession) markClosed() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+func (s *execSession) wasClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // Write takes the command's output.
@@ -62,8 +129,8 @@ func (s *execSession) Write(p []byte) (int, error) {
 		s.pending = append(s.pending[:0:0], s.pending[over:]...)
 	}
 	s.tail = append(s.tail, p...)
-	if len(s.tail) > 2*sessionTailBytes {
-		s.tail = append(s.tail[:0:0], s.tail[len(s.tail)-sessionTailBytes:]...)
+	if len(s.tail) > 2*MaxSessionTailBytes {
+		s.tail = append(s.tail[:0:0], s.tail[len(s.tail)-MaxSessionTailBytes:]...)
 	}
 	w := s.watch
 	s.mu.Unlock()
@@ -87,14 +154,18 @@ func (s *execSession) take() ([]byte, int64) {
 }
 
 // lastOutput is the session's last output, at most sessionTailBytes.
-func (s *execSession) lastOutput() string {
+func (s *execSession) lastOutput() string { return s.lastBytes(sessionTailBytes) }
+
+// lastBytes is the session's last output, at most n bytes (and at most
+// [MaxSessionTailBytes]), cut at a UTF-8 boundary.
+func (s *execSession) lastBytes(n int) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.tail
-	if len(t) > sessionTailBytes {
-		t = t[len(t)-sessionTailBytes:]
+	if len(t) > n {
+		t = t[len(t)-n:]
 	}
-	return string(t)
+	return strings.ToValidUTF8(string(t), "")
 }
 
 func (s *execSession) setWatch(w io.Writer) {
@@ -234,7 +305,8 @@ func (a *Activities) startSession(ctx context.Context, in ExecCommandInput) (*ex
 	if err != nil {
 		return nil, fail(sandbox.ExitSetupFailed, fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err), true)
 	}
-	s := &execSession{id: in.SessionID, thread: in.Exec.ThreadID, notify: make(chan struct{}, 1), finished: make(chan struct{})}
+	s := &execSession{id: in.SessionID, thread: in.Exec.ThreadID, notify: make(chan struct{}, 1), finished: make(chan struct{}),
+		left: make(chan struct{}, 1)}
 	prep := a.loginShell(ctx, exe, in.Exec, argv, sandboxed, func() { activity.RecordHeartbeat(ctx, (&liveTail{}).progress(in.Exec.CallID)) })
 	argv, s.snapshotWarning = prep.Argv, prep.Warning
 	env := append(prep.Env, sessionEnv...)

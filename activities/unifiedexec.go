@@ -94,16 +94,19 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 		failed.ChunkID = chunkID()
 		return failed, nil
 	}
+	s.enter()
 	if err := a.execSessions().put(s); err != nil {
 		s.kill()
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "SessionExists", nil)
 	}
 	out := a.collect(ctx, s, in.Exec.CallID, in.YieldMs, in.MaxTokens, start)
+	defer func() { s.leave(!out.Running) }()
 	if s.snapshotWarning != "" {
 		out.Output += "\n[" + s.snapshotWarning + "]"
 	}
 	if ctx.Err() != nil {
 		a.execSessions().remove(s)
+		s.markClosed()
 		s.kill()
 		return out, temporal.NewCanceledError(*out)
 	}
@@ -115,9 +118,11 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 func (a *Activities) WriteStdin(ctx context.Context, in WriteStdinInput) (*SessionOutput, error) {
 	start := time.Now()
 	s := a.execSessions().get(in.ThreadID, in.SessionID)
-	if s == nil {
+	if s == nil || !s.enter() {
 		return &SessionOutput{SessionID: in.SessionID, Unknown: true, ChunkID: chunkID()}, nil
 	}
+	exited := false
+	defer func() { s.leave(exited) }()
 	if in.Chars != "" && !s.exited() {
 		if s.master == nil {
 			return &SessionOutput{SessionID: in.SessionID, Running: true, Queue: a.SessionQueue, StdinClosed: true,
@@ -128,6 +133,7 @@ func (a *Activities) WriteStdin(ctx context.Context, in WriteStdinInput) (*Sessi
 		}
 	}
 	out := a.collect(ctx, s, in.CallID, in.YieldMs, in.MaxTokens, start)
+	exited = !out.Running
 	return out, nil
 }
 
@@ -135,6 +141,7 @@ func (a *Activities) WriteStdin(ctx context.Context, in WriteStdinInput) (*Sessi
 func (a *Activities) CloseSessions(ctx context.Context, in CloseSessionsInput) (*CloseSessionsOutput, error) {
 	out := &CloseSessionsOutput{}
 	for _, s := range a.execSessions().take(in.ThreadID, in.IDs) {
+		s.markClosed()
 		s.kill()
 		out.Closed = append(out.Closed, s.id)
 	}

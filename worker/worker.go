@@ -150,6 +150,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	sessions := worker.New(c, o.Activities.SessionQueue, sessOpts)
 	sessions.RegisterActivity(o.Activities.WriteStdin)
 	sessions.RegisterActivity(o.Activities.CloseSessions)
+	sessions.RegisterActivity(o.Activities.WatchSession)
 	if err := sessions.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.SessionQueue, err)
 	}

@@ -210,6 +210,11 @@ type ThreadConfig struct {
 	Agents *AgentsConfig `json:"agents,omitempty"`
 	// Goals turns goals on and bounds them (nil: off; see goal.go).
 	Goals *GoalsConfig `json:"goals,omitempty"`
+	// BackgroundTerminals bounds the exec sessions that outlive their
+	// turn and says whether their end wakes the thread (nil: a thread
+	// from before them, whose sessions are neither watched nor bounded;
+	// see bgterm.go).
+	BackgroundTerminals *BackgroundTerminalsConfig `json:"background_terminals,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].

@@ -91,6 +91,14 @@ type ThreadState struct {
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 	// Goal is the thread's goal (goal.go); nil when it has none.
 	Goal *Goal `json:"goal,omitempty"`
+	// Background terminals (bgterm.go): BgNotices are ends not told to a
+	// turn yet (they wake the thread), BgInFlight those passed to the
+	// running turn, BgEnded the sessions that ended while it ran, BgIdle
+	// when each watched session's idle lifetime ends.
+	BgNotices  []string     `json:"bg_notices,omitempty"`
+	BgInFlight []string     `json:"bg_in_flight,omitempty"`
+	BgEnded    []int        `json:"bg_ended,omitempty"`
+	BgIdle     []BgIdleMark `json:"bg_idle,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.

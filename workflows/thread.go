@@ -51,6 +51,8 @@ type thread struct {
 	// slotReplies are the root's answers to this sub-agent's requests for
 	// a slot of max_threads, by agent id.
 	slotReplies map[string]AgentSlotReply
+	// bg holds the watches of background terminals (bgterm.go).
+	bg bgRuntime
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -70,11 +72,17 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 	if err := t.registerGoal(ctx); err != nil {
 		return err
 	}
+	if err := t.bgRegister(ctx); err != nil {
+		return err
+	}
 	if in.State == nil && in.First != nil {
 		_, _ = t.acceptTurn(ctx, *in.First)
 	}
 	for {
-		work := func() bool { return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) || t.goalDue() }
+		t.bgSync(ctx) // versioned inside (bgtermChange)
+		work := func() bool {
+			return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) || t.goalDue() || t.bgDue()
+		}
 		if t.memoryDue() && !work() {
 			if err := t.idleMemory(ctx, work); err != nil {
 				return err
@@ -91,7 +99,9 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 				continue // the goal stopped at a bound: nothing to run
 			}
 		}
+		t.bgWake(ctx)
 		if len(t.st.Queue) == 0 {
+			t.bgStop(ctx)
 			if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 				return err
 			}

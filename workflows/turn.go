@@ -84,6 +84,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 	t.registerAgentReplies(ctx)
 	t.registerGoalReplies(ctx)
 	t.registerNotices(ctx)
+	t.registerSessionEnds(ctx)
 	if in.State == nil {
 		t.log.add(Event{Type: EventTurnStarted})
 	}

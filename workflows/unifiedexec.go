@@ -117,13 +117,19 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
+		var shown string
+		it.DurationMs, shown = sessionInterrupted(err)
+		it.AggregatedOutput = joinNote(shown, "[interrupted: the turn was stopped while the command ran]")
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
-		return "command interrupted: the turn was stopped while it ran; its process was ended"
+		return "command interrupted: the turn was stopped while it ran; its process was ended" + shownBefore(shown)
 	case err != nil && isTimeout(err):
-		it.Status, it.AggregatedOutput = StatusInterrupted, workerStopped
+		it.Status = StatusInterrupted
+		var shown string
+		it.DurationMs, shown = sessionInterrupted(err)
+		it.AggregatedOutput = joinNote(shown, workerStopped)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return "The command was interrupted: the worker running it stopped before it answered. " +
-			"Its processes ended with that worker; it was NOT run again. Check the state before retrying it."
+			"Its processes ended with that worker; it was NOT run again. Check the state before retrying it." + shownBefore(shown)
 	case err != nil:
 		it.Status, it.AggregatedOutput = StatusFailed, rootMessage(err)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
@@ -189,8 +195,9 @@ func (t *turn) runWriteStdin(ctx workflow.Context, c activities.DecodedCall) har
 		return fail("write_stdin interrupted: the turn was stopped while it waited; the session is still open")
 	case err != nil && isTimeout(err):
 		t.dropSession(s.ID)
+		_, shown := sessionInterrupted(err)
 		return fail(fmt.Sprintf("write_stdin failed: session %d ended when its worker stopped (the worker process that held it is gone, and its processes with it). "+
-			"The command was not run again. Its last output was:\n%s", s.ID, s.Tail))
+			"The command was not run again. Its last output was:\n%s", s.ID, lastShown(s.Tail, shown)))
 	case err != nil:
 		return fail("write_stdin failed: " + rootMessage(err))
 	case out.Unknown:

@@ -51,6 +51,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("notice", recordNotice)
 	t.Run("review", recordReview)
 	t.Run("automation", recordAutomation)
+	t.Run("bgterm", recordBgterm)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown

@@ -181,14 +181,3 @@ func (c *conn) skillsList(_ json.RawMessage, raw json.RawMessage) (*result, erro
 func (c *conn) bedrockGovCloud(json.RawMessage, json.RawMessage) (*result, error) {
 	return &result{value: protocol.BedrockGovCloudResponse{}}, nil
 }
-
-// backgroundTerminalsList (an experimental method the TUI calls on
-// resume) lists no terminals: a turn's exec sessions live on the worker
-// and end with their turn.
-func (c *conn) backgroundTerminalsList(_ json.RawMessage, raw json.RawMessage) (*result, error) {
-	var p threadIDParams
-	if err := decodeParams(raw, &p, "threadId"); err != nil {
-		return nil, err
-	}
-	return &result{value: protocol.Page[json.RawMessage]{Data: []json.RawMessage{}}}, nil
-}

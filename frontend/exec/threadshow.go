@@ -40,6 +40,9 @@ type ThreadDetail struct {
 	Agents []AgentDetail          `json:"agents,omitempty"`
 	// Goal is the thread's goal (goal.go).
 	Goal *workflows.Goal `json:"goal,omitempty"`
+	// BackgroundTerminals are its exec sessions still running after
+	// their turn (bgterm.go).
+	BackgroundTerminals []workflows.BackgroundTerminal `json:"background_terminals,omitempty"`
 
 	// view is what the thread answered, for the human output.
 	view workflows.ThreadView
@@ -67,6 +70,7 @@ func ReadThread(ctx context.Context, c client.Client, id string) (ThreadDetail, 
 	if v.RunningTurn != "" {
 		d.Turns = append(d.Turns, readTurn(ctx, c, v.RunningTurn, turnNumber(v.RunningTurn), nil))
 	}
+	d.BackgroundTerminals, _ = threads.BackgroundTerminals(ctx, c, id)
 	return d, nil
 }
 
@@ -88,6 +92,7 @@ func PrintThread(w io.Writer, d ThreadDetail) {
 	if d.Goal != nil {
 		PrintGoal(w, d.Goal)
 	}
+	printTerminals(w, d.BackgroundTerminals)
 	if len(d.Agents) > 0 {
 		fmt.Fprintf(w, "sub-agents (%d):\n", len(d.Agents))
 		printAgentTree(w, d.Agents, 0)

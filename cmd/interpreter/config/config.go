@@ -137,6 +137,8 @@ type Config struct {
 	// Agents bounds sub-agents (see [Agents]).
 	Agents Agents `toml:"agents"`
 	Goals  Goals  `toml:"goals"` // goals.go
+	// BackgroundTerminals bounds exec sessions that outlive their turn.
+	BackgroundTerminals BackgroundTerminals `toml:"background_terminals"` // bgterm.go
 
 	home    string
 	unknown []string
@@ -168,6 +170,9 @@ type Features struct {
 	// MemoryTool comes with Memories from Codex's TUI; here a thread's
 	// memory is in its instructions, so it changes nothing.
 	MemoryTool *bool `toml:"memory_tool"`
+	// BackgroundTerminalWakeup: a background terminal's exit starts a
+	// turn; nil means on (bgterm.go).
+	BackgroundTerminalWakeup *bool `toml:"background_terminal_wakeup"`
 }
 
 // Agents holds [agents], with Codex's key names (models is ours): the

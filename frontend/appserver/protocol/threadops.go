@@ -28,6 +28,16 @@ type ThreadSearchResponse struct {
 	BackwardsCursor *string              `json:"backwardsCursor"`
 }
 
+// ThreadBackgroundTerminal is one of a thread's background terminals
+// (thread/backgroundTerminals/list, experimental); OsPid, CpuPercent and
+// RssKb are optional in 0.171's schema and left out here.
+type ThreadBackgroundTerminal struct {
+	ProcessID string `json:"processId"`
+	Command   string `json:"command"`
+	Cwd       string `json:"cwd"`
+	ItemID    string `json:"itemId"`
+}
+
 // TerminateResponse answers thread/backgroundTerminals/terminate.
 type TerminateResponse struct {
 	Terminated bool `json:"terminated"`
