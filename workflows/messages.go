@@ -210,6 +210,9 @@ type ThreadConfig struct {
 	Agents *AgentsConfig `json:"agents,omitempty"`
 	// Goals turns goals on and bounds them (nil: off; see goal.go).
 	Goals *GoalsConfig `json:"goals,omitempty"`
+	// StoreRetries is how often a step the transcript store failed is
+	// tried again ([store] max_retries; nil: DefaultStoreRetries).
+	StoreRetries *int `json:"store_retries,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].
@@ -338,6 +341,9 @@ type ModelRetry struct {
 const (
 	RetryRequest = "request"
 	RetryStream  = "stream"
+	// RetryStore: the answer came, the transcript store failed to keep it
+	// (the answer is kept on the worker; only the write is made again).
+	RetryStore = "store"
 )
 
 // Approval is a tool call waiting for a person: what would run, where,

@@ -94,6 +94,7 @@ func (cfg *Config) ThreadConfig(cd string) (workflows.ThreadConfig, error) {
 		return workflows.ThreadConfig{}, err
 	}
 	tc.Goals = cfg.GoalsConfig()
+	tc.StoreRetries = cfg.Store.MaxRetries
 	if cfg.MultiAgent() && offersAgents(harnessName) {
 		a := cfg.Agents
 		tc.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: a.MaxThreads, MaxDepth: a.MaxDepth,
