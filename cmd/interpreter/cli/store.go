@@ -17,7 +17,7 @@ import (
 
 // StoreCmd groups the transcript store's commands.
 type StoreCmd struct {
-	Serve StoreServeCmd `cmd:"" help:"Serve a transcript store over HTTP to workers that share no file system ([store] url)."`
+	Serve StoreServeCmd `cmd:"" help:"Serve a transcript store over HTTP, for development ([store] url = \"http://...\"); a cluster uses a bucket (s3://, gs://, azblob://)."`
 }
 
 // StoreServeCmd serves blobs until SIGINT/SIGTERM.
