@@ -3,10 +3,13 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 )
 
 func TestOpenBucketNames(t *testing.T) {
@@ -90,5 +93,37 @@ func TestBucketRemoteOnAFileBucket(t *testing.T) {
 	c.SetRemote(r)
 	if _, err := c.Get(ref); !errors.Is(err, ErrMissing) {
 		t.Fatalf("a deleted blob: %v", err)
+	}
+}
+
+// A blob a remote tier lost or corrupted fails the step for good; other
+// store errors, and a missing blob without a remote tier (another worker
+// may hold it), are retried.
+func TestStoreFailureRetryable(t *testing.T) {
+	local, _ := NewStore(t.TempDir())
+	remote, _ := NewStore(t.TempDir())
+	r, err := OpenBucket(context.Background(), "file://"+t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	remote.SetRemote(r)
+	for _, tc := range []struct {
+		name      string
+		s         *Store
+		err       error
+		retryable bool
+	}{
+		{"disk full", local, errors.New("store: write: no space left on device"), true},
+		{"missing, no remote", local, fmt.Errorf("%w: x", ErrMissing), true},
+		{"missing from the bucket", remote, fmt.Errorf("%w: x", ErrMissing), false},
+		{"corrupt", remote, fmt.Errorf("%w: x", ErrCorrupt), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var app *temporal.ApplicationError
+			if !errors.As(tc.s.storeFailure(tc.err), &app) || app.Type() != ErrTypeStore || app.NonRetryable() == tc.retryable {
+				t.Fatalf("%v: want type %s, retryable %v", app, ErrTypeStore, tc.retryable)
+			}
+		})
 	}
 }

@@ -53,6 +53,11 @@ func TestUnwritableStoreAsksTheModelOnce(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "store") {
+			t.Logf("%s", l)
+		}
+	}
 	if strings.Contains(stderr, "retrying model call") {
 		t.Errorf("a store failure is shown as a model call's:\n%s", stderr)
 	}
