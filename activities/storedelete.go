@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 // remoteSweeper is a [Remote] that thread deletion can sweep too
@@ -52,4 +53,19 @@ func (s *Store) Delete(ref string) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// remoteLister is a [Remote] whose blobs can be listed ([BucketRemote]).
+type remoteLister interface {
+	Refs(ctx context.Context, each func(ref string, mod time.Time) error) error
+}
+
+// Refs lists the blobs of the store's remote tier (the bucket, which
+// every worker writes; the directory is a cache).
+func (s *Store) Refs(ctx context.Context, each func(ref string, written time.Time) error) error {
+	r, ok := s.remote.(remoteLister)
+	if !ok {
+		return errors.New("store: no bucket to list ([store] url is not s3://, gs://, azblob:// or file://)")
+	}
+	return r.Refs(ctx, each)
 }

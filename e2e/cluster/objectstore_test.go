@@ -18,6 +18,32 @@ import (
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
+func (k *cluster) bucket(t *testing.T) *activities.BucketRemote {
+	t.Helper()
+	b, err := activities.OpenBucket(context.Background(), k.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+func (k *cluster) putBlob(t *testing.T, data []byte) {
+	t.Helper()
+	if err := k.bucket(t).Put(context.Background(), activities.RefOf(data), data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (k *cluster) hasBlob(t *testing.T, ref string) bool {
+	t.Helper()
+	ok, err := k.bucket(t).Has(context.Background(), ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
 // bucketBlobs counts the blobs in the cluster's bucket.
 func (k *cluster) bucketBlobs(t *testing.T) int {
 	t.Helper()
@@ -107,6 +133,18 @@ func TestClusterObjectStore(t *testing.T) {
 		t.Errorf("the model was asked %d times for the turn the store held up, want once", n)
 	}
 	t.Logf("outage: %s", firstLine(out.Stderr.String(), "retrying the store write"))
+
+	// store gc: a blob no thread reaches goes, the thread's stay.
+	orphan := []byte("a blob of a thread long gone")
+	k.putBlob(t, orphan)
+	gc := k.in(t.TempDir(), append([]string{"store", "gc", "--older-than", "0s"}, k.config()...)...)
+	if code := gc.Wait(90 * time.Second); code != 0 || !strings.Contains(gc.Stdout.String(), "unreferenced blobs") {
+		t.Fatalf("store gc: exit %d\n%s%s", code, gc.Stdout, gc.Stderr)
+	}
+	t.Logf("gc: %s", strings.TrimSpace(gc.Stdout.String()))
+	if k.hasBlob(t, activities.RefOf(orphan)) {
+		t.Fatal("store gc kept a blob no thread references")
+	}
 
 	before := k.bucketBlobs(t)
 	del := k.in(t.TempDir(), append([]string{"threads", "delete", thread}, k.config()...)...)

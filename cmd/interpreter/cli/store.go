@@ -17,6 +17,7 @@ import (
 
 // StoreCmd groups the transcript store's commands.
 type StoreCmd struct {
+	GC    StoreGCCmd    `cmd:"" name:"gc" help:"Delete the blobs in the [store] url bucket that no thread references."`
 	Serve StoreServeCmd `cmd:"" help:"Serve a transcript store over HTTP, for development ([store] url = \"http://...\"); a cluster uses a bucket (s3://, gs://, azblob://)."`
 }
 
