@@ -83,18 +83,16 @@ func OpenBucket(ctx context.Context, raw string) (*BucketRemote, error) {
 
 func blobKey(ref string) string { return ref[:2] + "/" + ref }
 
-// Put uploads a blob unless the bucket has it; it returns once the
-// provider has it durably (Close of the writer waits for the upload).
+// Put uploads a blob; it returns once the provider has it durably (the
+// writer's Close waits for the upload). A blob the bucket has already is
+// written again with the same bytes, which costs one request where asking
+// first would cost two for every new blob ([Store] remembers what it sent).
 func (r *BucketRemote) Put(ctx context.Context, ref string, data []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, bucketTimeout)
 	defer cancel()
-	key := blobKey(ref)
-	if ok, err := r.bucket.Exists(ctx, key); err == nil && ok {
-		return nil
-	}
 	sum := md5.Sum(data)
 	opts := &blob.WriterOptions{ContentType: "application/octet-stream", ContentMD5: sum[:]}
-	if err := r.bucket.WriteAll(ctx, key, data, opts); err != nil {
+	if err := r.bucket.WriteAll(ctx, blobKey(ref), data, opts); err != nil {
 		return r.fail("writing blob "+ref, err)
 	}
 	return nil
