@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/client"
+
+	"github.com/interpreter-dev/interpreter/activities"
 )
 
 // commandWorker finds the identity of the worker running a turn's shell
@@ -37,3 +39,7 @@ func commandWorker(c client.Client) func(context.Context, string, string) (strin
 		return "", fmt.Errorf("%s: no running command %s found", turnID, callID)
 	}
 }
+
+// Activities are the activities this worker runs (for tests that call
+// one directly, as another worker of the host would).
+func (w *Workers) Activities() *activities.Activities { return w.acts }
