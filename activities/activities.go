@@ -23,6 +23,9 @@ type Activities struct {
 	// Pollers lists when each worker polling an activity task queue last
 	// polled it (the worker fills it from its Temporal client).
 	Pollers func(ctx context.Context, queue string) ([]time.Time, error)
+	// CommandWorker tells the identity of the worker running a turn's
+	// shell command (by its call id), for StopCommand.
+	CommandWorker func(ctx context.Context, turnID, callID string) (string, error)
 	// Failover lets a handed-off model call outlive its worker (the worker
 	// fills it from its Temporal client).
 	Failover Failover
@@ -96,6 +99,8 @@ type Activities struct {
 	snaps    *shellsnap.Cache
 
 	handoffOnce sync.Once
+	// kept holds answers whose transcript could not be stored (storefail.go).
+	kept keptAnswers
 	handoff     *handoffs
 	mcp         mcpPool
 

@@ -69,17 +69,23 @@ type StopCommandInput struct {
 	CallID string `json:"call_id"`
 }
 
-// StopCommandOutput tells whether this worker held the command.
+// StopCommandOutput tells whether this worker held the command, and
+// when it did not, the queue of the worker process that runs it (empty:
+// unknown), where the turn sends the stop again.
 type StopCommandOutput struct {
-	Stopped bool `json:"stopped"`
+	Stopped bool   `json:"stopped"`
+	Queue   string `json:"queue,omitempty"`
 }
 
 // StopCommand ends a command of an interrupted turn at once, where a
 // cancellation through Temporal would reach it only with its next
-// heartbeat. It runs on the workspace host's queue, so it lands on the
-// worker holding the command whenever that host has one worker; on another
-// worker it stops nothing, and the cancellation arrives with the
-// command's next keep-alive heartbeat as before.
+// heartbeat. It runs on the workspace host's queue, so with several
+// workers on that host it may land on one that does not hold the command:
+// that worker then finds which does (stopqueue.go) and says where to send
+// the stop; the turn sends it to that process's own queue.
 func (a *Activities) StopCommand(ctx context.Context, in StopCommandInput) (StopCommandOutput, error) {
-	return StopCommandOutput{Stopped: a.commands.stopOne(runningKey(in.TurnID, in.CallID))}, nil
+	if a.commands.stopOne(runningKey(in.TurnID, in.CallID)) {
+		return StopCommandOutput{Stopped: true}, nil
+	}
+	return StopCommandOutput{Queue: a.commandQueue(ctx, in)}, nil
 }

@@ -111,6 +111,11 @@ const (
 // in.Resume set it takes over a handed-off call, or calls afresh when the
 // call is not on this worker.
 func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput, error) {
+	// A retry after the store failed: write the answer the model gave
+	// then, without asking it again.
+	if c := a.keptCall(in); c != nil {
+		return a.output(c)
+	}
 	if in.Resume != "" {
 		if c := a.handoffs().take(in.Resume); c != nil {
 			// Beside the call, not before it: the heartbeats must not wait
@@ -163,7 +168,7 @@ func (a *Activities) startCall(ctx context.Context, in ModelInput) (*modelCall, 
 	}
 	prior, refs, err := a.Store.Transcript(in.Transcript)
 	if err != nil {
-		return nil, err
+		return nil, a.Store.storeFailure(err)
 	}
 	conv := append(prior, in.Append...)
 	shown, err := a.withImageData(conv)
@@ -258,7 +263,8 @@ func (a *Activities) output(c *modelCall) (*ModelOutput, error) {
 	all := append(append([]harness.Entry{}, c.in.Append...), ans.Entries...)
 	ref, err := a.Store.Append(c.refs, all)
 	if err != nil {
-		return nil, err
+		a.keep(c)
+		return nil, a.Store.storeFailure(err)
 	}
 	out := &ModelOutput{Transcript: ref, Message: ans.Message(), Usage: ans.Usage}
 	for _, e := range ans.Entries {

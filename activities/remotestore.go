@@ -111,7 +111,7 @@ func (r *HTTPRemote) Get(ctx context.Context, ref string) ([]byte, error) {
 		return nil, fmt.Errorf("blob store %s: GET %s: %w", r.BaseURL, ref, err)
 	}
 	if RefOf(b) != ref {
-		return nil, errors.New("blob store " + r.BaseURL + ": blob " + ref + " does not match its reference")
+		return nil, fmt.Errorf("%w: blob %s on the blob store %s", ErrCorrupt, ref, r.BaseURL)
 	}
 	return b, nil
 }

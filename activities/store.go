@@ -108,6 +108,10 @@ func (s *Store) putLocal(data []byte) (string, error) {
 // share the store directory with the worker that wrote it.
 var ErrMissing = errors.New("blob not in store")
 
+// ErrCorrupt means a blob read from a remote tier does not hash to its
+// reference.
+var ErrCorrupt = errors.New("blob does not match its reference")
+
 // Get reads a blob, from the remote tier when it is not here.
 func (s *Store) Get(ref string) ([]byte, error) {
 	b, err := s.getLocal(ref)

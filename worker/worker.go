@@ -128,8 +128,18 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.Reclaimed != nil && !o.ToolsOnly {
 		unstickFirst(c, o)
 	}
+	if o.Activities.CommandWorker == nil {
+		o.Activities.CommandWorker = commandWorker(c)
+	}
+	// Sessions this process holds are reached on a queue only it polls
+	// (see workflows: unified exec); set before the host worker polls.
+	// Stops of its commands go there too: the host worker's identity
+	// names it, so a stop that reached another worker of the host can be
+	// sent on (activities: stopqueue.go).
+	o.Activities.SessionQueue = sessionQueue(o.HostQueue)
 	hostOpts := base
 	hostOpts.DisableWorkflowWorker = true
+	hostOpts.Identity = o.Identity + activities.StopQueueTag + o.Activities.SessionQueue
 	host := worker.New(c, o.HostQueue, hostOpts)
 	host.RegisterActivity(o.Activities.Exec)
 	host.RegisterActivity(o.Activities.StopCommand)
@@ -142,15 +152,13 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.MCPCallTool)
 	host.RegisterActivity(o.Activities.ExecCommand)
 	host.RegisterActivity(o.Activities.RunCommandJob)
-	// Sessions this process holds are reached on a queue only it polls
-	// (see workflows: unified exec); set before the host worker polls.
-	o.Activities.SessionQueue = sessionQueue(o.HostQueue)
 	sessOpts := base
 	sessOpts.DisableWorkflowWorker = true
 	sessions := worker.New(c, o.Activities.SessionQueue, sessOpts)
 	sessions.RegisterActivity(o.Activities.WriteStdin)
 	sessions.RegisterActivity(o.Activities.CloseSessions)
 	sessions.RegisterActivity(o.Activities.WatchSession)
+	sessions.RegisterActivity(o.Activities.StopCommand)
 	if err := sessions.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.SessionQueue, err)
 	}

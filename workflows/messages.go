@@ -215,6 +215,9 @@ type ThreadConfig struct {
 	// from before them, whose sessions are neither watched nor bounded;
 	// see bgterm.go).
 	BackgroundTerminals *BackgroundTerminalsConfig `json:"background_terminals,omitempty"`
+	// StoreRetries is how often a step the transcript store failed is
+	// tried again ([store] max_retries; nil: DefaultStoreRetries).
+	StoreRetries *int `json:"store_retries,omitempty"`
 }
 
 // StartTurnRequest is the payload of [UpdateStartTurn].
@@ -345,6 +348,9 @@ type ModelRetry struct {
 const (
 	RetryRequest = "request"
 	RetryStream  = "stream"
+	// RetryStore: the answer came, the transcript store failed to keep it
+	// (the answer is kept on the worker; only the write is made again).
+	RetryStore = "store"
 )
 
 // Approval is a tool call waiting for a person: what would run, where,

@@ -47,8 +47,11 @@ func (t *turn) callModelRetrying(ctx workflow.Context, in activities.ModelInput)
 		}
 		kind, status := retryKind(err)
 		limit := p.RequestRetries()
-		if kind == RetryStream {
+		switch kind {
+		case RetryStream:
 			limit = p.StreamRetries()
+		case RetryStore:
+			limit = t.storeRetries()
 		}
 		if tried[kind] >= limit {
 			return nil, gaveUp(err, attempt)
@@ -99,10 +102,25 @@ func retryKind(err error) (kind string, status int) {
 	if app.Type() == activities.ErrTypeProvider && app.HasDetails() {
 		_ = app.Details(&status)
 	}
-	if app.Type() == activities.ErrTypeStream {
+	switch app.Type() {
+	case activities.ErrTypeStream:
 		return RetryStream, status
+	case activities.ErrTypeStore:
+		return RetryStore, 0
 	}
 	return RetryRequest, status
+}
+
+// DefaultStoreRetries is how often a step the store failed is tried
+// again: with the pauses of retryDelay, about 2.5 minutes of an object
+// store out of reach before the turn fails.
+const DefaultStoreRetries = 9
+
+func (t *turn) storeRetries() int {
+	if n := t.in.Config.StoreRetries; n != nil && *n >= 0 {
+		return *n
+	}
+	return DefaultStoreRetries
 }
 
 func retryDelay(n int) time.Duration {
@@ -135,5 +153,10 @@ func RetryText(e Event) string {
 	if r.DelayMs > 0 {
 		in = " in " + (time.Duration(r.DelayMs) * time.Millisecond).String()
 	}
-	return fmt.Sprintf("retrying model call (attempt %d/%d%s): %s", r.Attempt, r.MaxAttempts, in, e.Error)
+	what := "model call"
+	if r.Kind == RetryStore {
+		// The model answered; what is tried again is keeping its answer.
+		what = "the store write"
+	}
+	return fmt.Sprintf("retrying %s (attempt %d/%d%s): %s", what, r.Attempt, r.MaxAttempts, in, e.Error)
 }

@@ -43,8 +43,11 @@ func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID stri
 			Summary:                "stop command " + callID,
 			RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 		})
-		stop := workflow.ExecuteActivity(sctx, acts.StopCommand, activities.StopCommandInput{
-			TurnID: workflow.GetInfo(ctx).WorkflowExecution.ID, CallID: callID})
+		stopIn := activities.StopCommandInput{TurnID: workflow.GetInfo(ctx).WorkflowExecution.ID, CallID: callID}
+		stop := workflow.ExecuteActivity(sctx, acts.StopCommand, stopIn)
+		if workflow.GetVersion(dctx, stopOnWorkerChange, workflow.DefaultVersion, 1) == 1 {
+			stop = t.stopOnWorker(dctx, sctx, stop, stopIn)
+		}
 		err := f.Get(ctx, out)
 		// The command's own activity tells how it ended; the stop is
 		// waited for (it is done by then, or bounded by its timeouts) so
@@ -54,4 +57,22 @@ func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID stri
 		return err
 	}
 	return f.Get(ctx, out)
+}
+
+// stopOnWorkerChange marks turns that send a stop on to the worker process
+// running the command when the host queue gave it to another worker.
+const stopOnWorkerChange = "stop-on-worker"
+
+// stopOnWorker waits for the stop sent to the host queue; when the worker
+// that took it did not hold the command but named the queue of the one
+// that does, it sends the stop there and returns that activity instead.
+func (t *turn) stopOnWorker(dctx, sctx workflow.Context, stop workflow.Future, in activities.StopCommandInput) workflow.Future {
+	var res activities.StopCommandOutput
+	if err := stop.Get(dctx, &res); err != nil || res.Stopped || res.Queue == "" {
+		return stop
+	}
+	o := workflow.GetActivityOptions(sctx)
+	o.TaskQueue = res.Queue
+	o.Summary = "stop command " + in.CallID + " on its worker"
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, o), acts.StopCommand, in)
 }

@@ -43,6 +43,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("tools", recordTools)
 	t.Run("uexec", recordUnifiedExec)
 	t.Run("stop", recordStopCommand)
+	t.Run("stop-on-worker", recordStopOnWorker)
 	t.Run("failover", recordFailover)
 	t.Run("compact", recordCompaction)
 	t.Run("memory", recordMemory)

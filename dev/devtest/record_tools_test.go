@@ -144,7 +144,14 @@ func recordPictures(t *testing.T) {
 
 // recordStopCommand: a quiet command stopped by an interrupt through
 // StopCommand, then a turn whose command completes.
-func recordStopCommand(t *testing.T) {
+func recordStopCommand(t *testing.T) { recordStop(t, "stop-command") }
+
+// recordStopOnWorker: the same since the turn waits for the stop's answer
+// and sends it on to the worker that runs the command (the
+// stop-on-worker version marker).
+func recordStopOnWorker(t *testing.T) { recordStop(t, "stop-on-worker") }
+
+func recordStop(t *testing.T, name string) {
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "quiet", Steps: []fakemodel.Step{{Shell: "exec sleep 58.765"}, {Text: "never read"}}},
 		{Match: "talk", Steps: []fakemodel.Step{{Shell: "echo hello"}, {Text: "said hello"}}},
@@ -172,7 +179,7 @@ func recordStopCommand(t *testing.T) {
 	if res := w.WaitTurn(ctx, id, next.TurnID); res.Status != workflows.StatusCompleted || res.FinalMessage != "said hello" {
 		t.Fatalf("talk turn: %s %s %q", res.Status, res.Error, res.FinalMessage)
 	}
-	w.save(ctx, "stop-command", id)
+	w.save(ctx, name, id)
 }
 
 // recordUnifiedExec: a terminal session started in one turn (beside one

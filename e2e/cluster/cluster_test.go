@@ -40,12 +40,13 @@ func temporalCLI(t *testing.T) string {
 }
 
 // cluster is the CLI's dev server as a process of its own, with workers,
-// a blob server and front ends as further processes, each with its own
-// INTERPRETER_HOME (no shared disk).
+// SeaweedFS as the transcript store and front ends as further processes,
+// each with its own INTERPRETER_HOME (no shared disk).
 type cluster struct {
 	*env
 	c     client.Client
-	store string // the blob server's URL
+	weed  *weed
+	store string // the bucket's [store] url
 }
 
 func freePort(t *testing.T) int {
@@ -86,19 +87,29 @@ func newCluster(t *testing.T, script *fakemodel.Script) *cluster {
 	}, 90*time.Second, "the Temporal CLI's server", func() string { return "" })
 	t.Cleanup(c.Close)
 	k := &cluster{env: e, c: c}
-	storePort := freePort(t)
-	blobs := k.in(t.TempDir(), append([]string{"store", "serve", "--listen", fmt.Sprintf("127.0.0.1:%d", storePort)}, e.Config()...)...)
-	blobs.WaitFor(func() bool { return strings.Contains(blobs.Stdout.String(), "Store serving") }, 30*time.Second, "the blob server")
-	k.store = fmt.Sprintf("http://127.0.0.1:%d", storePort)
+	// The transcript store: a bucket on a real S3-compatible server, the
+	// processes' credentials from the AWS SDK's environment variables.
+	for _, kv := range s3Env(s3Secret) {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Setenv(name, value)
+	}
+	k.weed = startWeed(t)
+	k.store = k.weed.url()
 	return k
 }
 
 // in runs the binary with its own home.
 func (k *cluster) in(home string, args ...string) *e2etest.Proc {
 	k.T.Helper()
+	return k.inEnv(home, nil, args...)
+}
+
+// inEnv is in with more environment variables (later ones win).
+func (k *cluster) inEnv(home string, environ []string, args ...string) *e2etest.Proc {
+	k.T.Helper()
 	p := &e2etest.Proc{T: k.T, Cmd: exec.Command(e2etest.Binary, args...), Stdout: &e2etest.SyncBuffer{}, Stderr: &e2etest.SyncBuffer{}, Done: make(chan struct{})}
 	p.Cmd.Dir = k.Work
-	p.Cmd.Env = append(os.Environ(), "INTERPRETER_HOME="+home, "OPENAI_API_KEY=", "INTERPRETER_BUILD_ID=")
+	p.Cmd.Env = append(append(os.Environ(), "INTERPRETER_HOME="+home, "OPENAI_API_KEY=", "INTERPRETER_BUILD_ID="), environ...)
 	p.Cmd.Stdout, p.Cmd.Stderr = p.Stdout, p.Stderr
 	p.Cmd.Stdin = strings.NewReader("")
 	if err := p.Cmd.Start(); err != nil {

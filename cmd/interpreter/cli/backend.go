@@ -159,8 +159,8 @@ func (b *backend) startWorker(cfg *config.Config, identity string, toolsOnly boo
 	if err != nil {
 		return err
 	}
-	if cfg.Store.URL != "" {
-		acts.Store.SetRemote(&activities.HTTPRemote{BaseURL: cfg.Store.URL, Token: storeToken(cfg)})
+	if err := setRemote(acts.Store, cfg); err != nil {
+		return err
 	}
 	demo, err := fakemodel.Start("127.0.0.1:0", fakemodel.DemoScript())
 	if err != nil {

@@ -58,6 +58,14 @@ func threadBlobs(cfg *config.Config) threads.BlobStore {
 	if err != nil {
 		return nil
 	}
+	// With object storage, the bucket is swept too (no check write: a
+	// front end without the bucket's credentials still deletes threads,
+	// and the deletion says what it could not remove).
+	if u := cfg.Store.URL; activities.IsBucketURL(u) {
+		if b, err := activities.OpenBucket(context.Background(), u); err == nil {
+			st.SetRemote(b)
+		}
+	}
 	return st
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/interpreter-dev/interpreter/activities"
@@ -16,7 +17,8 @@ import (
 
 // StoreCmd groups the transcript store's commands.
 type StoreCmd struct {
-	Serve StoreServeCmd `cmd:"" help:"Serve a transcript store over HTTP to workers that share no file system ([store] url)."`
+	GC    StoreGCCmd    `cmd:"" name:"gc" help:"Delete the blobs in the [store] url bucket that no thread references."`
+	Serve StoreServeCmd `cmd:"" help:"Serve a transcript store over HTTP, for development ([store] url = \"http://...\"); a cluster uses a bucket (s3://, gs://, azblob://)."`
 }
 
 // StoreServeCmd serves blobs until SIGINT/SIGTERM.
@@ -64,4 +66,33 @@ func storeToken(cfg *config.Config) string {
 		return ""
 	}
 	return os.Getenv(cfg.Store.TokenEnv)
+}
+
+// setRemote gives the store its remote tier from [store] url: object
+// storage, checked with a write and a read so that bad credentials or a
+// wrong bucket stop the worker as it starts; or a development blob
+// server (http://, https://).
+func setRemote(st *activities.Store, cfg *config.Config) error {
+	u := cfg.Store.URL
+	switch {
+	case u == "":
+		return nil
+	case activities.IsBucketURL(u):
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		b, err := activities.OpenBucket(ctx, u)
+		if err != nil {
+			return exitf(1, "%v", err)
+		}
+		if err := b.Check(ctx); err != nil {
+			_ = b.Close()
+			return exitf(1, "%v", err)
+		}
+		st.SetRemote(b)
+	case strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://"):
+		st.SetRemote(&activities.HTTPRemote{BaseURL: u, Token: storeToken(cfg)})
+	default:
+		return exitf(2, "invalid store.url %q: want s3://, gs://, azblob://, file:// (or http:// for `interpreter store serve`)", u)
+	}
+	return nil
 }

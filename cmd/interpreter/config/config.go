@@ -316,13 +316,17 @@ type Temporal struct {
 }
 
 // Store holds the [store] section: by default each worker's transcripts
-// are in $INTERPRETER_HOME/store; with URL they are on a blob server all
-// workers reach (`interpreter store serve`), the directory a cache.
+// are in $INTERPRETER_HOME/store; with URL they are in object storage all
+// workers reach (s3://, gs://, azblob://, file://; or, for development, a
+// blob server `interpreter store serve` at http://), the directory a cache.
 type Store struct {
 	URL string `toml:"url"`
-	// TokenEnv names the environment variable holding the server's bearer
-	// token.
+	// TokenEnv names the environment variable holding the development
+	// blob server's bearer token (http:// URLs only).
 	TokenEnv string `toml:"token_env"`
+	// MaxRetries is how often a step the store failed is tried again
+	// (nil: the default, about 2.5 minutes of retries).
+	MaxRetries *int `toml:"max_retries"`
 }
 
 // Home returns the interpreter home directory the configuration was loaded

@@ -95,6 +95,7 @@ func (cfg *Config) ThreadConfig(cd string) (workflows.ThreadConfig, error) {
 	}
 	tc.Goals = cfg.GoalsConfig()
 	tc.BackgroundTerminals = cfg.BackgroundTerminalsConfig()
+	tc.StoreRetries = cfg.Store.MaxRetries
 	if cfg.MultiAgent() && offersAgents(harnessName) {
 		a := cfg.Agents
 		tc.Agents = &workflows.AgentsConfig{Enabled: true, MaxThreads: a.MaxThreads, MaxDepth: a.MaxDepth,
