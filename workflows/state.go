@@ -91,6 +91,9 @@ type ThreadState struct {
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 	// Goal is the thread's goal (goal.go); nil when it has none.
 	Goal *Goal `json:"goal,omitempty"`
+	// Waiting are the approvals the running turn waits for
+	// (approvalstatus.go).
+	Waiting []ApprovalWaiting `json:"waiting,omitempty"`
 }
 
 // QueuedTurn is an accepted turn that has not started yet.
