@@ -50,6 +50,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("goal", recordGoal)
 	t.Run("notice", recordNotice)
 	t.Run("review", recordReview)
+	t.Run("approvalstatus", recordApprovalStatus)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown
