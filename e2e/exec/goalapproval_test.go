@@ -27,7 +27,9 @@ func TestHeadlessGoalApprovalIsAnsweredFromTheCLI(t *testing.T) {
 			{ToolCalls: []fakemodel.ToolCall{e2etest.ToolCall("update_goal", `{"status":"complete"}`)}},
 			{Text: "deployed"},
 		}},
-		{Steps: []fakemodel.Step{{Text: "planning the deploy"}}},
+		// Slow, so that exec is gone before the continuation asks (exec
+		// with no terminal would deny the approval at once).
+		{Steps: []fakemodel.Step{{DelayMs: 4000, Text: "planning the deploy"}}},
 	}})
 	var mu sync.Mutex
 	var hooks []string
@@ -49,6 +51,9 @@ func TestHeadlessGoalApprovalIsAnsweredFromTheCLI(t *testing.T) {
 	e2etest.WaitUntil(t, func() bool { _, out, _ := e.goalCLI("show", id); return strings.Contains(out, "status: active") },
 		60*time.Second, "the goal to be set", func() string { return run.Stderr.String() })
 	run.Kill()
+	if e.Model.Server.ArrivalsContaining("over 0 continuation turns") > 0 {
+		t.Fatal("the continuation began before exec was killed; the test would prove nothing")
+	}
 
 	var listed *listedThread
 	e2etest.WaitUntil(t, func() bool {
