@@ -100,6 +100,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	waiting.Status = StatusAwaitingApproval
 	t.log.add(Event{Type: EventApprovalRequested, Item: waiting, Approval: &a})
 	t.tellRoot(ctx, a, false)
+	t.tellThreadWaiting(ctx, a, false)
 
 	nopts := workflow.ActivityOptions{
 		TaskQueue:           cfg.HostQueue,
@@ -151,6 +152,7 @@ func (t *turn) ask(ctx workflow.Context, it *Item, a Approval, prefix string) (s
 	a.Decision, a.Note = decision, note
 	t.log.add(Event{Type: EventApprovalResolved, Item: copyItem(it), Approval: &a})
 	t.tellRoot(ctx, a, true)
+	t.tellThreadWaiting(ctx, a, true)
 	switch decision {
 	case DecisionApproveForSession:
 		t.st.SessionApprovals = append(t.st.SessionApprovals, SessionApproval{Prefix: prefix, Unsandboxed: a.Unsandboxed})

@@ -27,8 +27,8 @@ const (
 // goal tools of the thread's turns. Listening adds nothing to a history
 // until a message comes.
 func (t *thread) registerGoal(ctx workflow.Context) error {
-	if t.st.Goal != nil {
-		workflow.SetCurrentDetails(ctx, goalDetails(t.st.Goal))
+	if t.st.Goal != nil || len(t.st.Waiting) > 0 {
+		t.showDetails(ctx)
 	}
 	if err := workflow.SetQueryHandler(ctx, QueryGoal, func() (*Goal, error) { return t.st.Goal, nil }); err != nil {
 		return err
@@ -156,7 +156,7 @@ func (t *thread) clearGoal(ctx workflow.Context) (bool, error) {
 	}
 	t.goalsOn(ctx)
 	t.st.Goal = nil
-	workflow.SetCurrentDetails(ctx, "")
+	t.showDetails(ctx)
 	return true, workflow.UpsertMemo(ctx, map[string]any{MemoGoal: ""})
 }
 
@@ -179,7 +179,7 @@ func (t *thread) goalChanged(ctx workflow.Context, now time.Time) {
 	g := t.st.Goal
 	g.UpdatedAt = now
 	g.Seq++
-	workflow.SetCurrentDetails(ctx, goalDetails(g))
+	t.showDetails(ctx)
 	if err := workflow.UpsertMemo(ctx, map[string]any{MemoGoal: goalMemo(g)}); err != nil {
 		workflow.GetLogger(ctx).Warn("goal memo not updated", "error", err)
 	}
@@ -269,6 +269,9 @@ func (t *thread) goalTurnStarted(ctx workflow.Context) goalAtStart {
 // for, and stops the goal when the turn shows it should: a person
 // interrupted it (paused), or too many turns in a row failed (blocked).
 func (t *thread) goalTurnEnded(ctx workflow.Context, at goalAtStart, res TurnResult) {
+	// The turn's approval waits end with it (called here, as the thread
+	// loop calls this at every turn's end).
+	t.approvalsEnded(ctx)
 	g := t.st.Goal
 	if g == nil || !(g.Status == GoalActive || (at.active && g.CreatedAt.Equal(at.created))) {
 		return

@@ -75,6 +75,7 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 	if err := t.bgRegister(ctx); err != nil {
 		return err
 	}
+	t.registerApprovalStatus(ctx)
 	if in.State == nil && in.First != nil {
 		_, _ = t.acceptTurn(ctx, *in.First)
 	}

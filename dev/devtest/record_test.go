@@ -53,6 +53,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("review", recordReview)
 	t.Run("automation", recordAutomation)
 	t.Run("bgterm", recordBgterm)
+	t.Run("approvalstatus", recordApprovalStatus)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown

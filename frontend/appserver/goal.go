@@ -164,3 +164,40 @@ func (c *conn) goalSeen(ts *threadState, g *workflows.Goal) {
 	}
 	c.notify(notice(protocol.ThreadGoalUpdated{ThreadID: ts.id, Goal: threadGoal(ts.id, g)}))
 }
+
+// goalEvent tells the client of a change a goal tool of the followed
+// turn made (create_goal, update_goal), as the model makes it, with the
+// turn's id. Every connection following the turn gets it; a change older
+// than one the client was told of already (a turn's log read again from
+// its start) is not told.
+func (f *follower) goalEvent(e workflows.Event) {
+	if e.Type != workflows.EventGoalUpdated || e.Goal == nil {
+		return
+	}
+	c, g := f.c, e.Goal
+	k := goalKey(g)
+	c.mu.Lock()
+	prev := f.ts.goalKey
+	stale := prev != nil && goalNotAfter(g, *prev)
+	if !stale {
+		f.ts.goalKey = &k
+	}
+	c.mu.Unlock()
+	if stale {
+		return
+	}
+	turnID := f.turnID
+	c.notify(notice(protocol.ThreadGoalUpdated{ThreadID: f.threadID, TurnID: &turnID, Goal: threadGoal(f.threadID, g)}))
+}
+
+// goalNotAfter: g is the state key names or an earlier one of the same
+// thread's goal.
+func goalNotAfter(g *workflows.Goal, key string) bool {
+	var seq int
+	var at int64
+	if _, err := fmt.Sscanf(key, "%d/%d", &seq, &at); err != nil {
+		return false // no goal was told, or it was cleared
+	}
+	ns := g.UpdatedAt.UnixNano()
+	return ns < at || (ns == at && g.Seq <= seq)
+}

@@ -197,6 +197,7 @@ func (f *follower) onEvent(u threads.Update) {
 		return
 	}
 	f.begin()
+	f.goalEvent(e)
 	for _, n := range f.eventNotes(u) {
 		f.c.notify(n)
 	}

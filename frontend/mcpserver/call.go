@@ -194,7 +194,9 @@ func (c *call) emit(ctx context.Context, turnID string, m msg) {
 // follow reports a turn's events and live output until it ends, then its
 // end, and returns its result. announced: task_started was sent already.
 func (c *call) follow(ctx context.Context, turnID string, announced bool) (workflows.TurnResult, error) {
-	m := eventMapper{announced: announced}
+	c.mu.Lock()
+	m := eventMapper{announced: announced, threadID: c.threadID}
+	c.mu.Unlock()
 	asks := newAsks(ctx)
 	defer asks.stop()
 	for u := range c.stream(turnID).Updates(ctx) {

@@ -26,6 +26,8 @@ type eventMapper struct {
 	// agents are the sub-agents' last states the stream has shown (see
 	// agents.go).
 	agents map[string]workflows.AgentState
+	// threadID is the thread whose turn the log is (goal messages name it).
+	threadID string
 }
 
 func taskStarted(turnID string) msg {
@@ -41,6 +43,9 @@ func (m *eventMapper) messages(e workflows.Event) []msg {
 	}
 	if e.Type == workflows.EventModelRetry {
 		return []msg{streamError(e)}
+	}
+	if e.Type == workflows.EventGoalUpdated && e.Goal != nil {
+		return []msg{goalUpdated(m.threadID, e)}
 	}
 	if e.Item == nil {
 		return nil
@@ -235,6 +240,8 @@ func summary(m msg) string {
 		return "waiting for sub-agents"
 	case taskCompleteEvent:
 		return "turn completed"
+	case threadGoalUpdatedEvent:
+		return "goal " + e.Goal.Status
 	case streamErrorEvent:
 		return e.Message // the retry, as the client's progress shows it
 	}

@@ -55,7 +55,7 @@ func threadExit(threadID string, err error) error {
 // ThreadsListCmd lists threads from visibility.
 type ThreadsListCmd struct {
 	Cwd    string `help:"Only threads whose working directory is DIR." placeholder:"DIR"`
-	Status string `help:"Only threads with this status: in_progress, completed, failed, interrupted (the last turn's), idle (no turn yet) or archived." placeholder:"S"`
+	Status string `help:"Only threads with this status: in_progress, waiting_for_approval (its turn waits for a person), completed, failed, interrupted (the last turn's), idle (no turn yet) or archived." placeholder:"S"`
 	All    bool   `help:"Include closed (archived, terminated) threads."`
 	Limit  int    `default:"50" help:"At most this many threads."`
 	JSON   bool   `name:"json" help:"One JSON object per line."`
@@ -64,9 +64,9 @@ type ThreadsListCmd struct {
 // Run lists.
 func (l *ThreadsListCmd) Run(ctx context.Context, g *Globals, stdio Stdio) error {
 	switch l.Status {
-	case "", workflows.StatusInProgress, workflows.StatusCompleted, workflows.StatusFailed, workflows.StatusInterrupted, workflows.StatusArchived, threads.StatusIdle:
+	case "", workflows.StatusInProgress, workflows.StatusWaitingApproval, workflows.StatusCompleted, workflows.StatusFailed, workflows.StatusInterrupted, workflows.StatusArchived, threads.StatusIdle:
 	default:
-		return exitf(2, "invalid --status %q: valid values are in_progress, completed, failed, interrupted, idle, archived", l.Status)
+		return exitf(2, "invalid --status %q: valid values are in_progress, waiting_for_approval, completed, failed, interrupted, idle, archived", l.Status)
 	}
 	opts := threads.ListOptions{Status: l.Status, All: l.All, Limit: l.Limit}
 	if l.Cwd != "" {
