@@ -22,8 +22,10 @@ func recordAutomation(t *testing.T) {
 	if err := threads.AddAutomation(ctx, w.Client, spec, threads.When{Every: 24 * time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	runs := fireAndWait(ctx, t, w, "rec", 1)
-	runs = fireAndWait(ctx, t, w, "rec", 2)
+	if first := fireAndWait(ctx, t, w, "rec", 1); len(first) != 1 {
+		t.Fatalf("first firing: %d runs", len(first))
+	}
+	runs := fireAndWait(ctx, t, w, "rec", 2)
 	for i, r := range runs {
 		if r.Status != workflows.StatusCompleted || r.Result.ThreadID != workflows.AutomationThreadID("rec") || r.Result.FinalMessage != "tick handled" {
 			t.Fatalf("run %d: %+v %+v", i, r, r.Result)
