@@ -90,6 +90,7 @@ func (c *conn) backgroundTerminalsClean(_ json.RawMessage, raw json.RawMessage) 
 		if _, err := tb.CleanTerminals(ctx, p.ThreadID); err != nil && !errors.Is(err, threads.ErrThreadArchived) {
 			return nil, invalidRequest("failed to clean background terminals: %v", err)
 		}
+		c.releaseThread(p.ThreadID, "")
 	}
 	return &result{value: protocol.Empty{}}, nil
 }
@@ -116,6 +117,9 @@ func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessa
 		done = false
 	case err != nil:
 		return nil, err
+	}
+	if done {
+		c.releaseThread(p.ThreadID, p.ProcessID)
 	}
 	return &result{value: protocol.TerminateResponse{Terminated: done}}, nil
 }
