@@ -67,7 +67,8 @@ func (f *follower) holdCompletion(it *workflows.Item, notes []notification) []no
 
 // releaseEnded sends the held completions of sessions no longer among
 // the thread's background terminals. A running turn's own sessions are
-// listed only once it ends, so its items wait for that.
+// listed only once the thread has taken in its end, so its items wait
+// for that.
 func (c *conn) releaseEnded(ts *threadState) {
 	c.mu.Lock()
 	n := len(ts.held)
@@ -83,6 +84,17 @@ func (c *conn) releaseEnded(ts *threadState) {
 	if !ok {
 		return
 	}
+	// The thread takes in a turn's open sessions when it takes in the
+	// turn's end, which may come after the turn's own turn/completed:
+	// until its view lists the turn as ended, the list may lack them.
+	info, err := c.s.backend.Thread(ts.ctx, ts.id)
+	if err != nil || info.View == nil {
+		return
+	}
+	ended := map[string]bool{}
+	for _, t := range info.View.Turns {
+		ended[t.TurnID] = t.TurnID != info.View.RunningTurn
+	}
 	list, err := tb.BackgroundTerminals(ts.ctx, ts.id)
 	if err != nil {
 		return
@@ -91,7 +103,9 @@ func (c *conn) releaseEnded(ts *threadState) {
 	for _, t := range list {
 		open[t.ItemID] = true
 	}
-	c.releaseHeld(ts, false, func(id string, h heldItem) bool { return !open[id] && h.turnID != running })
+	c.releaseHeld(ts, false, func(id string, h heldItem) bool {
+		return !open[id] && h.turnID != running && ended[h.turnID]
+	})
 }
 
 // releaseHeld sends and forgets the held completions that end picks; killed

@@ -90,9 +90,9 @@ func (c *conn) backgroundTerminalsClean(_ json.RawMessage, raw json.RawMessage) 
 		if _, err := tb.CleanTerminals(ctx, p.ThreadID); err != nil && !errors.Is(err, threads.ErrThreadArchived) {
 			return nil, invalidRequest("failed to clean background terminals: %v", err)
 		}
-		c.releaseThread(p.ThreadID, "")
 	}
-	return &result{value: protocol.Empty{}}, nil
+	// Codex's server completes the ended items after its response.
+	return &result{value: protocol.Empty{}, then: func() { c.releaseThread(p.ThreadID, "") }}, nil
 }
 
 func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessage) (*result, error) {
@@ -118,8 +118,9 @@ func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessa
 	case err != nil:
 		return nil, err
 	}
+	res := &result{value: protocol.TerminateResponse{Terminated: done}}
 	if done {
-		c.releaseThread(p.ThreadID, p.ProcessID)
+		res.then = func() { c.releaseThread(p.ThreadID, p.ProcessID) }
 	}
-	return &result{value: protocol.TerminateResponse{Terminated: done}}, nil
+	return res, nil
 }
