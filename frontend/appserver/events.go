@@ -22,7 +22,7 @@ func itemJSON(it *workflows.Item) protocol.ThreadItem {
 		return protocol.ReasoningItem{ID: it.ID, Summary: summary, Content: []string{}}
 	case workflows.ItemCommandExecution:
 		c := protocol.CommandExecutionItem{ID: it.ID, Command: it.Command, Cwd: it.Cwd,
-			ProcessID: protocol.Nullable(it.ProcessID), Source: "agent", Status: itemStatus(it.Status),
+			ProcessID: protocol.Nullable(it.ProcessID), Source: sessionSource(it), Status: itemStatus(it.Status),
 			CommandActions: protocol.UnknownCommand(it.Command)}
 		if it.Status != workflows.StatusInProgress {
 			out := it.AggregatedOutput

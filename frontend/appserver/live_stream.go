@@ -41,7 +41,7 @@ func (f *follower) eventNotes(u threads.Update) []notification {
 		}
 		out := f.tr.translate(e)
 		f.tr.sent = ""
-		return out
+		return f.holdCompletion(it, out)
 	case workflows.ItemAgentMessage, workflows.ItemReasoning:
 		if st == nil {
 			break

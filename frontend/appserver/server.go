@@ -228,6 +228,9 @@ type threadState struct {
 	follower *follower
 	// goalKey is the goal state the client was last told of (goal.go).
 	goalKey *string
+	// held are completions of command items whose sessions still run
+	// (bgitems.go).
+	held map[string]heldItem
 }
 
 // settings are per-thread overrides a client asked for.

@@ -91,7 +91,8 @@ func (c *conn) backgroundTerminalsClean(_ json.RawMessage, raw json.RawMessage) 
 			return nil, invalidRequest("failed to clean background terminals: %v", err)
 		}
 	}
-	return &result{value: protocol.Empty{}}, nil
+	// Codex's server completes the ended items after its response.
+	return &result{value: protocol.Empty{}, then: func() { c.releaseThread(p.ThreadID, "") }}, nil
 }
 
 func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessage) (*result, error) {
@@ -117,5 +118,9 @@ func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessa
 	case err != nil:
 		return nil, err
 	}
-	return &result{value: protocol.TerminateResponse{Terminated: done}}, nil
+	res := &result{value: protocol.TerminateResponse{Terminated: done}}
+	if done {
+		res.then = func() { c.releaseThread(p.ThreadID, p.ProcessID) }
+	}
+	return res, nil
 }

@@ -69,6 +69,7 @@ func (c *conn) watch(ts *threadState) {
 					return
 				}
 			}
+			c.releaseEnded(ts)
 			if c.busy(ts) {
 				continue
 			}

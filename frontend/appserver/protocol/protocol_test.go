@@ -40,6 +40,9 @@ func items() []protocol.ThreadItem {
 			CommandActions: protocol.UnknownCommand("ls")},
 		protocol.CommandExecutionItem{ID: "c", Command: "ls", Cwd: "/w", ProcessID: ptr("7"), Source: "agent", Status: protocol.StatusCompleted,
 			CommandActions: protocol.UnknownCommand("ls"), AggregatedOutput: ptr("x\n"), ExitCode: ptr(0), DurationMs: ptr(int64(5))},
+		// An exec_command session's item, completed once its process is gone.
+		protocol.CommandExecutionItem{ID: "c", Command: "sleep 9", Cwd: "/w", ProcessID: ptr("1000"), Source: "unifiedExecStartup",
+			Status: protocol.StatusFailed, CommandActions: protocol.UnknownCommand("sleep 9"), AggregatedOutput: ptr("")},
 		protocol.FileChangeItem{ID: "f", Status: protocol.StatusCompleted, Changes: []protocol.FileUpdateChange{
 			{Path: "a", Kind: protocol.PatchChangeKind{Type: "add"}}, {Path: "b", Kind: protocol.PatchChangeKind{Type: "update"}}}},
 		protocol.PlanItem{ID: "p", Text: "- [ ] one\n"},

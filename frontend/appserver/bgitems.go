@@ -1,0 +1,143 @@
+package appserver
+
+import (
+	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
+	"github.com/interpreter-dev/interpreter/workflows"
+)
+
+// A background terminal's command item stays open, as in Codex's server:
+// an exec_command that yields while its process still runs sends
+// item/started (source unifiedExecStartup, with its processId) and its
+// output, but no item/completed; that comes when the process is gone
+// (its exit, thread/backgroundTerminals/terminate or /clean), after the
+// turn's turn/completed if need be, under the turn that started it. The
+// Codex TUI lists exactly these items in /ps and its footer. The workflow
+// logs the item completed when exec_command returns, so each connection
+// holds that completion back (ts.held) until the session leaves the
+// thread's background terminals.
+
+// heldItem is an item/completed a connection has not sent yet.
+type heldItem struct {
+	processID string
+	turnID    string
+	note      protocol.ItemCompleted
+}
+
+// sessionSource is the protocol's source of a command item: an
+// exec_command session (it has a process id) is unified exec's.
+func sessionSource(it *workflows.Item) string {
+	if it.ProcessID != "" {
+		return "unifiedExecStartup"
+	}
+	return "agent"
+}
+
+// stillRunning: the item is an exec_command that returned while its
+// process ran on (the workflow keeps it as a session).
+func stillRunning(it *workflows.Item) bool {
+	return it.Type == workflows.ItemCommandExecution && it.ProcessID != "" &&
+		it.Status == workflows.StatusCompleted && it.ExitCode == nil
+}
+
+// holdCompletion takes a still-running command's item/completed out of
+// notes and keeps it on ts until its session ends.
+func (f *follower) holdCompletion(it *workflows.Item, notes []notification) []notification {
+	if !stillRunning(it) {
+		return notes
+	}
+	if _, ok := f.c.s.backend.(TerminalsBackend); !ok {
+		return notes
+	}
+	out := notes[:0:0]
+	for _, n := range notes {
+		done, ok := n.Params.(protocol.ItemCompleted)
+		if !ok || n.Method != "item/completed" {
+			out = append(out, n)
+			continue
+		}
+		f.c.mu.Lock()
+		if f.ts.held == nil {
+			f.ts.held = map[string]heldItem{}
+		}
+		f.ts.held[it.ID] = heldItem{processID: it.ProcessID, turnID: f.turnID, note: done}
+		f.c.mu.Unlock()
+	}
+	return out
+}
+
+// releaseEnded sends the held completions of sessions no longer among
+// the thread's background terminals. A running turn's own sessions are
+// listed only once the thread has taken in its end, so its items wait
+// for that.
+func (c *conn) releaseEnded(ts *threadState) {
+	c.mu.Lock()
+	n := len(ts.held)
+	var running string
+	if f := ts.follower; f != nil {
+		running = f.turnID
+	}
+	c.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	tb, ok := c.s.backend.(TerminalsBackend)
+	if !ok {
+		return
+	}
+	// The thread takes in a turn's open sessions when it takes in the
+	// turn's end, which may come after the turn's own turn/completed:
+	// until its view lists the turn as ended, the list may lack them.
+	info, err := c.s.backend.Thread(ts.ctx, ts.id)
+	if err != nil || info.View == nil {
+		return
+	}
+	ended := map[string]bool{}
+	for _, t := range info.View.Turns {
+		ended[t.TurnID] = t.TurnID != info.View.RunningTurn
+	}
+	list, err := tb.BackgroundTerminals(ts.ctx, ts.id)
+	if err != nil {
+		return
+	}
+	open := map[string]bool{}
+	for _, t := range list {
+		open[t.ItemID] = true
+	}
+	c.releaseHeld(ts, false, func(id string, h heldItem) bool {
+		return !open[id] && h.turnID != running && ended[h.turnID]
+	})
+}
+
+// releaseHeld sends and forgets the held completions that end picks; killed
+// ones (terminate, clean) are failed, as Codex reports a killed process.
+func (c *conn) releaseHeld(ts *threadState, killed bool, end func(itemID string, h heldItem) bool) {
+	c.mu.Lock()
+	var due []protocol.ItemCompleted
+	for id, h := range ts.held {
+		if end(id, h) {
+			due = append(due, h.note)
+			delete(ts.held, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, d := range due {
+		if item, ok := d.Item.(protocol.CommandExecutionItem); ok && killed {
+			item.Status = protocol.StatusFailed
+			d.Item = item
+		}
+		d.CompletedAtMs = c.nowMs()
+		c.notify(notice(d))
+	}
+}
+
+// releaseThread sends the held completions of a thread this connection
+// follows whose sessions a request of its ended (processID "": all).
+func (c *conn) releaseThread(threadID, processID string) {
+	c.mu.Lock()
+	ts := c.threads[threadID]
+	c.mu.Unlock()
+	if ts == nil {
+		return
+	}
+	c.releaseHeld(ts, true, func(_ string, h heldItem) bool { return processID == "" || h.processID == processID })
+}
