@@ -100,9 +100,9 @@ type Activities struct {
 
 	handoffOnce sync.Once
 	// kept holds answers whose transcript could not be stored (storefail.go).
-	kept keptAnswers
-	handoff     *handoffs
-	mcp         mcpPool
+	kept    keptAnswers
+	handoff *handoffs
+	mcp     mcpPool
 
 	sessionsOnce sync.Once
 	sessions     *sessionManager
