@@ -32,15 +32,12 @@ func TestStopFindsTheWorkerRunningTheCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitCommandsRunning(ctx, t, w, []string{resp.TurnID})
-	d, err := w.Client.DescribeWorkflowExecution(ctx, resp.TurnID, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The command item starts before a worker takes the Exec activity:
+	// wait for the server to name the worker that took it.
+	identity := awaitExecWorker(ctx, t, w, resp.TurnID)
 	holder, other := a.Activities(), b.Activities()
-	for _, p := range d.GetPendingActivities() {
-		if p.GetActivityType().GetName() == "Exec" && strings.Contains(p.GetLastWorkerIdentity(), other.SessionQueue) {
-			holder, other = other, holder
-		}
+	if strings.HasSuffix(identity, activities.StopQueueTag+other.SessionQueue) {
+		holder, other = other, holder
 	}
 	out, err := other.StopCommand(ctx, activities.StopCommandInput{TurnID: resp.TurnID, CallID: "any"})
 	if err != nil || out.Stopped || out.Queue != holder.SessionQueue {
@@ -56,5 +53,27 @@ func TestStopFindsTheWorkerRunningTheCommand(t *testing.T) {
 	// At once, not with the command's next keep-alive heartbeat (5 s).
 	if took := time.Since(begun); took > 4*time.Second {
 		t.Errorf("the interrupted turn ended %s after the interrupt", took)
+	}
+}
+
+// awaitExecWorker waits for a turn's pending Exec activity to be taken
+// and returns the identity of the worker that took it.
+func awaitExecWorker(ctx context.Context, t *testing.T, w *World, turnID string) string {
+	t.Helper()
+	for {
+		d, err := w.Client.DescribeWorkflowExecution(ctx, turnID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range d.GetPendingActivities() {
+			if p.GetActivityType().GetName() == "Exec" && p.GetLastWorkerIdentity() != "" {
+				return p.GetLastWorkerIdentity()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no worker took the Exec activity of %s", turnID)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
