@@ -109,10 +109,11 @@ func TestBackgroundTerminalWakesIdleThreadOnce(t *testing.T) {
 	mockExit(env, 10*time.Minute, &watches)
 	var listed, after []BackgroundTerminal
 	var view ThreadView
+	var ended []EndedTerminal
 	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "build it"}) }, 0)
 	env.RegisterDelayedCallback(func() { listed = listTerminals(t, env) }, time.Minute)
 	env.RegisterDelayedCallback(func() {
-		after, view = listTerminals(t, env), viewThread(t, env)
+		after, view, ended = listTerminals(t, env), viewThread(t, env), endedTerminals(t, env)
 		env.CancelWorkflow()
 	}, time.Hour)
 	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: bgConfig(true)})
@@ -132,6 +133,22 @@ func TestBackgroundTerminalWakesIdleThreadOnce(t *testing.T) {
 	require.Contains(t, text, `"exit_code":3`)
 	require.Contains(t, text, "error: tests failed")
 	require.Equal(t, int32(1), watches.Load())
+	require.Len(t, ended, 1, "the front ends can complete its item with how it ended")
+	require.Equal(t, "item_0", ended[0].ItemID)
+	require.Equal(t, TerminalExited, ended[0].Status)
+	require.NotNil(t, ended[0].ExitCode)
+	require.Equal(t, 3, *ended[0].ExitCode)
+	require.Contains(t, ended[0].Output, "error: tests failed")
+	require.GreaterOrEqual(t, ended[0].DurationMs, (10 * time.Minute).Milliseconds())
+}
+
+func endedTerminals(t *testing.T, env *testsuite.TestWorkflowEnvironment) []EndedTerminal {
+	t.Helper()
+	v, err := env.QueryWorkflow(QueryEndedTerminals)
+	require.NoError(t, err)
+	var out []EndedTerminal
+	require.NoError(t, v.Get(&out))
+	return out
 }
 
 // With the wake-up off, the exit starts no turn; the next turn the user
@@ -317,9 +334,10 @@ func TestBackgroundTerminalWorkerGoneIsToldOnce(t *testing.T) {
 		temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_SCHEDULE_TO_START, nil))
 	var view ThreadView
 	var left []BackgroundTerminal
+	var ended []EndedTerminal
 	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "build it"}) }, 0)
 	env.RegisterDelayedCallback(func() {
-		view, left = viewThread(t, env), listTerminals(t, env)
+		view, left, ended = viewThread(t, env), listTerminals(t, env), endedTerminals(t, env)
 		env.CancelWorkflow()
 	}, time.Hour)
 	env.ExecuteWorkflow(ThreadWorkflow, ThreadInput{ThreadID: testThreadID, Config: bgConfig(true)})
@@ -333,4 +351,7 @@ func TestBackgroundTerminalWorkerGoneIsToldOnce(t *testing.T) {
 	require.Contains(t, text, `"status":"worker_stopped"`)
 	require.Contains(t, text, "building")
 	require.Contains(t, text, "NOT run again")
+	require.Len(t, ended, 1)
+	require.Equal(t, TerminalWorkerStopped, ended[0].Status)
+	require.Nil(t, ended[0].ExitCode)
 }

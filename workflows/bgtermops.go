@@ -47,6 +47,9 @@ func (t *thread) bgRegister(ctx workflow.Context) error {
 	}); err != nil {
 		return err
 	}
+	if err := t.endedRegister(ctx); err != nil {
+		return err
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateTerminateTerminal, t.bgTerminate,
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r TerminateTerminalRequest) error {
 			if _, err := strconv.Atoi(r.ProcessID); err != nil {

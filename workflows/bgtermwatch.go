@@ -80,6 +80,7 @@ func (t *thread) bgEnded(ctx workflow.Context, id int, out activities.WatchSessi
 	switch {
 	case err != nil && isTimeout(err):
 		text = bgLostText(s, cfg.OutputBytes)
+		t.bgRecordEnd(ctx, s, TerminalWorkerStopped, nil, s.Tail)
 	case err != nil:
 		workflow.GetLogger(ctx).Warn("watching a background terminal failed", "session", id, "error", err)
 		return
@@ -89,8 +90,11 @@ func (t *thread) bgEnded(ctx workflow.Context, id int, out activities.WatchSessi
 		return
 	case out.Expired:
 		text, wake = bgExpiredText(s, out, cfg.IdleTimeout), false
+		t.bgRecordEnd(ctx, s, TerminalEndedIdle, nil, out.Tail)
 	default:
 		text = bgExitText(s, out)
+		code := out.ExitCode
+		t.bgRecordEnd(ctx, s, TerminalExited, &code, out.Tail)
 	}
 	t.bgForget(id)
 	t.bgTell(ctx, id, text, wake)

@@ -99,6 +99,9 @@ type ThreadState struct {
 	BgInFlight []string     `json:"bg_in_flight,omitempty"`
 	BgEnded    []int        `json:"bg_ended,omitempty"`
 	BgIdle     []BgIdleMark `json:"bg_idle,omitempty"`
+	// BgExits are the last background terminals that ended, for the
+	// front ends' late item/completed (bgtermended.go).
+	BgExits []EndedTerminal `json:"bg_exits,omitempty"`
 	// Waiting are the approvals the running turn waits for
 	// (approvalstatus.go).
 	Waiting []ApprovalWaiting `json:"waiting,omitempty"`

@@ -52,6 +52,9 @@ type ExecSession struct {
 	Tail string `json:"tail,omitempty"`
 	// Used orders sessions by last use (a counter, not a clock).
 	Used int `json:"used"`
+	// StartedMs is when its process started (workflow time, Unix ms), for
+	// the duration reported when it ends.
+	StartedMs int64 `json:"started_ms,omitempty"`
 }
 
 // loginCommand is the argv that runs script in shell, as a login shell
@@ -146,7 +149,8 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	it.AggregatedOutput, it.DurationMs, it.Status = out.Output, out.WallMs, StatusCompleted
 	if out.Running {
 		t.st.ExecSessions = append(t.st.ExecSessions, ExecSession{ID: id, Command: it.Command, Cwd: it.Cwd,
-			Queue: out.Queue, CallID: c.Call.CallID, ItemID: it.ID, TTY: inv.TTY, Tail: tailOf(out.Tail), Used: t.touch()})
+			Queue: out.Queue, CallID: c.Call.CallID, ItemID: it.ID, TTY: inv.TTY, Tail: tailOf(out.Tail), Used: t.touch(),
+			StartedMs: workflow.Now(ctx).UnixMilli() - out.WallMs})
 	} else {
 		exit := out.ExitCode
 		it.ExitCode = &exit

@@ -49,7 +49,7 @@ func TestBackgroundTerminalItemOpenUntilExit(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "build in the background", Steps: []fakemodel.Step{
 			{ToolCalls: []fakemodel.ToolCall{execCommand(map[string]any{
-				"cmd": "echo started-" + marker + "; while [ ! -f go ]; do sleep 0.1; done; exit 7", "yield_time_ms": 500})}},
+				"cmd": "echo started-" + marker + "; while [ ! -f go ]; do sleep 0.1; done; echo finished-" + marker + "; exit 7", "yield_time_ms": 500})}},
 			{Text: "left the build running"},
 		}},
 		{Match: "background_terminal_notification", Steps: []fakemodel.Step{{Text: "the build failed"}}},
@@ -59,6 +59,7 @@ func TestBackgroundTerminalItemOpenUntilExit(t *testing.T) {
 	a := e.AppServer(e2etest.LoadSchema(t))
 	a.HandshakeExperimental()
 	id := bgThread(t, e, a)
+	running := time.Now().UnixMilli() // the process started before its turn ended
 
 	var item map[string]any
 	var turnID string
@@ -89,10 +90,18 @@ func TestBackgroundTerminalItemOpenUntilExit(t *testing.T) {
 	if got["id"] != itemID || done["turnId"] != turnID || got["processId"] != "1000" || got["source"] != "unifiedExecStartup" {
 		t.Fatalf("the item completed: %v", done)
 	}
-	if got["status"] != "completed" {
+	// As Codex's server reports a process's end: failed for a non-zero
+	// exit, its exit code, its whole run and all it printed.
+	if got["status"] != "failed" {
 		t.Errorf("status %v", got["status"])
 	}
-	if out, _ := got["aggregatedOutput"].(string); out != "started-"+marker+"\n" {
+	if code, _ := got["exitCode"].(float64); code != 7 {
+		t.Errorf("exitCode %v", got["exitCode"])
+	}
+	if ms, _ := got["durationMs"].(float64); int64(ms) < wrote-running {
+		t.Errorf("durationMs %v: the process ran at least %d ms before it could exit", got["durationMs"], wrote-running)
+	}
+	if out, _ := got["aggregatedOutput"].(string); out != "started-"+marker+"\nfinished-"+marker+"\n" {
 		t.Errorf("aggregatedOutput %q", out)
 	}
 	if seenIndex(a, "item/completed", itemID) < seenIndex(a, "turn/completed", turnID) {

@@ -1,6 +1,8 @@
 package appserver
 
 import (
+	"strings"
+
 	"github.com/interpreter-dev/interpreter/frontend/appserver/protocol"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -103,27 +105,99 @@ func (c *conn) releaseEnded(ts *threadState) {
 	for _, t := range list {
 		open[t.ItemID] = true
 	}
-	c.releaseHeld(ts, false, func(id string, h heldItem) bool {
-		return !open[id] && h.turnID != running && ended[h.turnID]
+	done := func(id string, h heldItem) bool { return !open[id] && h.turnID != running && ended[h.turnID] }
+	c.mu.Lock()
+	some := false
+	for id, h := range ts.held {
+		some = some || done(id, h)
+	}
+	c.mu.Unlock()
+	if !some {
+		return
+	}
+	endings := c.endings(ts, tb)
+	c.releaseHeld(ts, false, done, func(id string) (workflows.EndedTerminal, bool) {
+		e, ok := endings[id]
+		return e, ok
 	})
+}
+
+// endings are how the thread's last background terminals ended, by item.
+// A thread that cannot say (an older run) gets the item as it was.
+func (c *conn) endings(ts *threadState, tb TerminalsBackend) map[string]workflows.EndedTerminal {
+	out := map[string]workflows.EndedTerminal{}
+	list, err := tb.EndedTerminals(ts.ctx, ts.id)
+	if err != nil {
+		return out
+	}
+	for _, e := range list {
+		out[e.ItemID] = e
+	}
+	return out
+}
+
+// finishItem completes a held command item with how its session ended:
+// exit code, duration and the output after its yield, as Codex's server
+// reports the process's end.
+func finishItem(item protocol.CommandExecutionItem, e workflows.EndedTerminal) protocol.CommandExecutionItem {
+	item.ExitCode = e.ExitCode
+	if e.ExitCode == nil || *e.ExitCode != 0 {
+		item.Status = protocol.StatusFailed
+	}
+	if e.DurationMs > 0 {
+		d := e.DurationMs
+		item.DurationMs = &d
+	}
+	before := ""
+	if item.AggregatedOutput != nil {
+		before = *item.AggregatedOutput
+	}
+	all := joinOutput(before, e.Output)
+	item.AggregatedOutput = &all
+	return item
+}
+
+// joinOutput puts the output a command showed at its yield before its
+// last output (the last bytes of everything it printed), which may
+// begin inside the first: the overlap is kept once.
+func joinOutput(before, tail string) string {
+	if tail == "" {
+		return before
+	}
+	for p := 0; p < len(before); p++ {
+		if before[p] == tail[0] && strings.HasPrefix(tail, before[p:]) {
+			return before[:p] + tail
+		}
+	}
+	return before + tail
 }
 
 // releaseHeld sends and forgets the held completions that end picks; killed
 // ones (terminate, clean) are failed, as Codex reports a killed process.
-func (c *conn) releaseHeld(ts *threadState, killed bool, end func(itemID string, h heldItem) bool) {
+func (c *conn) releaseHeld(ts *threadState, killed bool, end func(itemID string, h heldItem) bool,
+	ending func(itemID string) (workflows.EndedTerminal, bool)) {
 	c.mu.Lock()
 	var due []protocol.ItemCompleted
+	var ids []string
 	for id, h := range ts.held {
 		if end(id, h) {
 			due = append(due, h.note)
+			ids = append(ids, id)
 			delete(ts.held, id)
 		}
 	}
 	c.mu.Unlock()
-	for _, d := range due {
-		if item, ok := d.Item.(protocol.CommandExecutionItem); ok && killed {
+	for i, d := range due {
+		item, ok := d.Item.(protocol.CommandExecutionItem)
+		switch {
+		case !ok:
+		case killed:
 			item.Status = protocol.StatusFailed
 			d.Item = item
+		case ending != nil:
+			if e, found := ending(ids[i]); found {
+				d.Item = finishItem(item, e)
+			}
 		}
 		d.CompletedAtMs = c.nowMs()
 		c.notify(notice(d))
@@ -139,5 +213,5 @@ func (c *conn) releaseThread(threadID, processID string) {
 	if ts == nil {
 		return
 	}
-	c.releaseHeld(ts, true, func(_ string, h heldItem) bool { return processID == "" || h.processID == processID })
+	c.releaseHeld(ts, true, func(_ string, h heldItem) bool { return processID == "" || h.processID == processID }, nil)
 }

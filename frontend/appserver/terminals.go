@@ -22,6 +22,8 @@ import (
 // terminals.
 type TerminalsBackend interface {
 	BackgroundTerminals(ctx context.Context, threadID string) ([]workflows.BackgroundTerminal, error)
+	// EndedTerminals says how the last ones ended, for their late item/completed.
+	EndedTerminals(ctx context.Context, threadID string) ([]workflows.EndedTerminal, error)
 	TerminateTerminal(ctx context.Context, threadID, processID string) (bool, error)
 	CleanTerminals(ctx context.Context, threadID string) (int, error)
 }

@@ -13,6 +13,11 @@ func (a *TemporalBackend) BackgroundTerminals(ctx context.Context, threadID stri
 	return threads.BackgroundTerminals(ctx, a.Client, threadID)
 }
 
+// EndedTerminals lists how a thread's last background terminals ended.
+func (a *TemporalBackend) EndedTerminals(ctx context.Context, threadID string) ([]workflows.EndedTerminal, error) {
+	return threads.EndedTerminals(ctx, a.Client, threadID)
+}
+
 // TerminateTerminal ends one of a thread's background terminals.
 func (a *TemporalBackend) TerminateTerminal(ctx context.Context, threadID, processID string) (bool, error) {
 	return threads.TerminateTerminal(ctx, a.Client, threadID, processID)

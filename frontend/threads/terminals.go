@@ -27,6 +27,20 @@ func BackgroundTerminals(ctx context.Context, c client.Client, threadID string) 
 	return out, val.Get(&out)
 }
 
+// EndedTerminals lists how a thread's last background terminals ended
+// (exit code, last output, duration), oldest first.
+func EndedTerminals(ctx context.Context, c client.Client, threadID string) ([]workflows.EndedTerminal, error) {
+	if err := workflows.CheckThreadID(threadID); err != nil {
+		return nil, err
+	}
+	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryEndedTerminals)
+	if err != nil {
+		return nil, threadErr(threadID, err)
+	}
+	out := []workflows.EndedTerminal{}
+	return out, val.Get(&out)
+}
+
 // TerminateTerminal ends one of a thread's background terminals (its
 // processes are killed, the model is told); it reports whether one was
 // ended.
