@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Boundary is what one sandboxed command may touch. The workspace host
@@ -31,12 +32,17 @@ type Boundary struct {
 	// only the worker holds: when it reads end of file the worker is gone,
 	// and the helper ends the command (see [Start]).
 	LifelineFD int
+	// TermGrace, when positive, lets the command end cleanly when it is
+	// stopped or its worker dies: the helper sends SIGTERM to every
+	// process of the command, so that their exit traps run, and SIGKILLs
+	// what is left after TermGrace. Zero kills at once (see [Start]).
+	TermGrace time.Duration
 }
 
 // HelperCommand is the hidden subcommand that runs a command inside a
 // boundary and supervises it: `interpreter sandbox linux --mode M
 // [--writable-root DIR]... [--network] [--protect PATH]... [--report-fd N]
-// [--lifeline-fd N] -- CMD ARGS...`.
+// [--lifeline-fd N] [--term-grace DUR] -- CMD ARGS...`.
 var HelperCommand = []string{"sandbox", "linux"}
 
 // ErrCommandNotFound means the command to run does not exist.
@@ -73,6 +79,9 @@ func Transform(exe string, argv []string, b Boundary) []string {
 	}
 	if b.LifelineFD > 0 {
 		out = append(out, "--lifeline-fd", strconv.Itoa(b.LifelineFD))
+	}
+	if b.TermGrace > 0 {
+		out = append(out, "--term-grace", b.TermGrace.String())
 	}
 	out = append(out, "--")
 	return append(out, argv...)
@@ -125,6 +134,11 @@ func ParseHelperArgs(args []string) (Boundary, []string, error) {
 			var v string
 			if v, err = value(); err == nil {
 				b.LifelineFD, err = strconv.Atoi(v)
+			}
+		case "--term-grace":
+			var v string
+			if v, err = value(); err == nil {
+				b.TermGrace, err = time.ParseDuration(v)
 			}
 		default:
 			return b, nil, fmt.Errorf("unknown flag %q", a)

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTransformRoundTrips(t *testing.T) {
@@ -14,6 +15,7 @@ func TestTransformRoundTrips(t *testing.T) {
 		{Mode: ReadOnly, Protected: []string{"/h"}, ReportFD: 3},
 		{Mode: WorkspaceWrite, WritableRoots: []string{"/a", "/b c"}, Network: true, Protected: []string{"/h"}, ReportFD: 3, LifelineFD: 4},
 		{Mode: DangerFullAccess, ReportFD: 3, LifelineFD: 4},
+		{Mode: DangerFullAccess, ReportFD: 3, LifelineFD: 4, TermGrace: 1500 * time.Millisecond},
 	} {
 		argv := []string{"bash", "-lc", "echo --mode -- x"}
 		out := Transform("/bin/interpreter", argv, b)
@@ -40,6 +42,7 @@ func TestParseHelperArgsBadInput(t *testing.T) {
 		{[]string{"--mode", "read-only"}, "missing --"},
 		{[]string{"--mode", "read-only", "--"}, "no command"},
 		{[]string{"--writable-root"}, "needs a value"},
+		{[]string{"--term-grace", "soon", "--mode", "read-only", "--", "ls"}, "invalid duration"},
 	} {
 		if _, _, err := ParseHelperArgs(tc.args); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %q", tc.args, err, tc.want)

@@ -58,6 +58,9 @@ func Enter(b Boundary, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w (%v)", argv[0], ErrCommandNotFound, err)
 	}
+	if b.TermGrace > 0 {
+		holdOutput()
+	}
 	// Namespaces and capabilities belong to the OS thread, and the command
 	// is forked from it (its parent-death signal follows this thread too),
 	// so the helper stays on this one thread.
@@ -68,6 +71,23 @@ func Enter(b Boundary, argv []string) error {
 		}
 	}
 	return supervise(path, argv, b)
+}
+
+// holdOutput opens a read end of the pipes the command writes its output
+// to, and keeps them open as long as the helper lives: when the worker
+// (their reader) dies, what the command writes during its grace, as
+// bash's "Terminated" for a killed child, then lands in the pipe instead
+// of killing the writer with SIGPIPE, which would cut its exit trap
+// short. Only pipes are held (opening one through /proc gives a new end
+// of the same pipe); nothing is ever read.
+func holdOutput() {
+	for _, fd := range []int{1, 2} {
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
+			continue
+		}
+		_, _ = unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	}
 }
 
 // restrict applies a read-only or workspace-write boundary to this thread.

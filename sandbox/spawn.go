@@ -44,11 +44,13 @@ type Process struct {
 	// Namespaced tells that the helper is init of a PID namespace of its
 	// own: every process of the command dies with it, whatever it does.
 	Namespaced bool
-	cmd        *exec.Cmd
-	lifeline   *os.File
-	done       chan struct{}
-	err        error
-	setup      string
+	// termGrace is the boundary's: the helper ends the command with it.
+	termGrace time.Duration
+	cmd       *exec.Cmd
+	lifeline  *os.File
+	done      chan struct{}
+	err       error
+	setup     string
 }
 
 // Report and lifeline descriptors in the helper (ExtraFiles 0 and 1).
@@ -74,8 +76,14 @@ const killGrace = 3 * time.Second
 // on a goroutine locked to its thread until the helper is reaped; the
 // lifeline covers whatever the signal cannot (the helper reads end of file
 // however this process dies).
+//
+// With a [Boundary.TermGrace] the command is always started through the
+// helper, whose parent-death signal is then SIGTERM in every way: on
+// either sign of the worker's death it asks the command's processes to
+// end with SIGTERM and kills them after the grace (see [supervise]).
+// Without one a namespaced command dies with the worker at once.
 func Start(s Spec) (*Process, error) {
-	p := &Process{done: make(chan struct{})}
+	p := &Process{done: make(chan struct{}), termGrace: s.Boundary.TermGrace}
 	started := make(chan error, 1)
 	go p.run(s, started)
 	if err := <-started; err != nil {
@@ -119,17 +127,21 @@ type way struct {
 
 // start tries each way to start the helper, from the strictest.
 func (p *Process) start(s Spec) (*os.File, error) {
-	ways := startWays()
+	graceful := s.Boundary.TermGrace > 0
+	ways := startWays(graceful)
 	if s.NoPIDNamespace {
 		ways = ways[len(ways)-1:]
 	}
 	var err error
 	for _, w := range ways {
 		var report *os.File
-		if w.namespaced && s.Boundary.Mode == DangerFullAccess {
+		if w.namespaced && s.Boundary.Mode == DangerFullAccess && !graceful {
 			// Nothing to restrict: the command itself is init of its PID
 			// namespace, with the parent-death signal, and needs no helper
 			// (whose start costs a run of our whole binary per command).
+			// A graceful end needs the helper: the kernel SIGKILLs all of a
+			// namespace whose init dies, and a parent-death SIGTERM would
+			// not reach a command that is init and has no handler for it.
 			if err = p.direct(s, w.attr()); err == nil {
 				p.Namespaced = true
 				return nil, nil
@@ -254,8 +266,9 @@ func (p *Process) Wait() (setup string, err error) {
 
 // Kill ends the command and every process it started. A namespaced
 // helper is SIGKILLed with its group: the kernel kills the rest. One
-// without a namespace is asked with SIGTERM to kill what it supervises,
-// and its group is SIGKILLed if it has not exited after [killGrace].
+// without a namespace is asked with SIGTERM to kill what it supervises
+// (after its [Boundary.TermGrace], if it has one), and its group is
+// SIGKILLed if it has not exited after [killGrace].
 func (p *Process) Kill() {
 	select {
 	case <-p.done:
@@ -279,19 +292,30 @@ func (p *Process) Kill() {
 	}()
 }
 
-// Stop asks the command and every process of its group to end with
-// SIGTERM, so that their exit traps run (a login profile cut off midway
-// may hold a lock, as pyenv's rehash does, that only its trap removes),
-// and kills what is left after grace as [Process.Kill] does. It returns
-// once the helper has exited.
-func (p *Process) Stop(grace time.Duration) {
+// stopMargin is how long after its grace a stopped helper may take to
+// exit before it is killed.
+const stopMargin = time.Second
+
+// Stop ends the command and every process it started, letting them run
+// their exit traps (a login profile cut off midway may hold a lock, as
+// pyenv's rehash does, that only its trap removes), and returns once the
+// helper has exited. With a [Boundary.TermGrace] only the helper is sent
+// SIGTERM: it passes it to every process of the command and kills them
+// after the grace; it is killed itself if it has not exited a little
+// after that. Without one, Stop is [Process.Kill].
+func (p *Process) Stop() {
 	select {
 	case <-p.done:
 		return
 	default:
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	t := time.NewTimer(grace)
+	if p.termGrace <= 0 {
+		p.Kill()
+		<-p.done
+		return
+	}
+	_ = syscall.Kill(p.cmd.Process.Pid, syscall.SIGTERM)
+	t := time.NewTimer(p.termGrace + stopMargin)
 	defer t.Stop()
 	select {
 	case <-p.done:

@@ -12,12 +12,18 @@ import (
 // the kernel allows unprivileged user namespaces), and a plain child in
 // its own process group. Every way sets the helper's parent-death signal:
 // SIGKILL for init of a namespace (the kernel then kills all in it),
-// SIGTERM otherwise (the helper kills what it supervises, then exits).
-func startWays() []way {
+// SIGTERM otherwise (the helper kills what it supervises, then exits) and
+// for a graceful helper in any way (it ends the command with SIGTERM
+// first, see [supervise]).
+func startWays(graceful bool) []way {
+	nsDeath := syscall.SIGKILL
+	if graceful {
+		nsDeath = syscall.SIGTERM
+	}
 	var ways []way
 	if os.Geteuid() == 0 {
 		ways = append(ways, way{namespaced: true, attr: func() *syscall.SysProcAttr {
-			return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: syscall.CLONE_NEWPID}
+			return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: nsDeath, Cloneflags: syscall.CLONE_NEWPID}
 		}})
 	}
 	ways = append(ways, way{namespaced: true, attr: func() *syscall.SysProcAttr {
@@ -25,7 +31,7 @@ func startWays() []way {
 		// it has no capability in the new user namespace after exec, so the
 		// read-only and workspace-write boundaries still need root and are
 		// refused without it, as before.
-		return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL,
+		return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: nsDeath,
 			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Geteuid(), HostID: os.Geteuid(), Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}}

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,8 +29,11 @@ import (
 //
 // Either way the helper ends the command when the lifeline reads end of
 // file (the worker is gone) or on SIGTERM (the worker's stop, or its
-// parent-death signal in the fallback), and exits with the command's
-// status: its exit code, or 128 + the signal that killed it.
+// parent-death signal), and exits with the command's status: its exit
+// code, or 128 + the signal that killed it. It SIGKILLs the command at
+// once, or, with a [Boundary.TermGrace], first sends SIGTERM to all of
+// its processes and waits up to the grace for every one to exit (so that
+// a lock a profile took is removed by its trap) before killing the rest.
 func supervise(path string, argv []string, b Boundary) error {
 	ownNS := os.Getpid() == 1
 	if !ownNS {
@@ -57,7 +61,7 @@ func supervise(path string, argv []string, b Boundary) error {
 		return fmt.Errorf("supervising the command: %w", err)
 	}
 	go func() { <-stop; _, _ = stopW.Write([]byte{1}) }()
-	status := watch(pid, b.LifelineFD, int(stopR.Fd()))
+	status := watch(pid, b.LifelineFD, int(stopR.Fd()), b.TermGrace, ownNS)
 	if !ownNS {
 		endChildren()
 	}
@@ -67,15 +71,15 @@ func supervise(path string, argv []string, b Boundary) error {
 }
 
 // watch waits, on the helper's one locked thread, until the command
-// exits, and kills it when the lifeline reads end of file or stop is
-// readable; it reaps orphans re-parented to the helper meanwhile. Signals
-// are sent from this thread because Landlock gives each thread of the
-// helper a domain of its own and lets a thread signal only processes of
-// its own domain (or nested ones): the command's is this thread's. A pidfd
-// tells when the command exits and keeps the kill from hitting another
-// process should its PID be reused; without pidfds (kernels before 5.3)
-// the loop polls.
-func watch(pid, lifeline, stop int) syscall.WaitStatus {
+// exits, and ends it when the lifeline reads end of file or stop is
+// readable (see [supervise] and [ender]); it reaps orphans re-parented to
+// the helper meanwhile. Signals are sent from this thread because
+// Landlock gives each thread of the helper a domain of its own and lets a
+// thread signal only processes of its own domain (or nested ones): the
+// command's is this thread's. A pidfd tells when the command exits and
+// keeps the kill from hitting another process should its PID be reused;
+// without pidfds (kernels before 5.3) the loop polls.
+func watch(pid, lifeline, stop int, grace time.Duration, ownNS bool) syscall.WaitStatus {
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
 		pidfd = -1
@@ -89,39 +93,106 @@ func watch(pid, lifeline, stop int) syscall.WaitStatus {
 	if pidfd < 0 {
 		timeout = 50
 	}
+	e := ender{pid: pid, pidfd: pidfd, ownNS: ownNS}
+	var status syscall.WaitStatus
+	exited := false
 	for {
-		if ws, done := reap(pid); done {
-			return ws
+		none := reap(pid, &status, &exited)
+		if exited && (e.deadline.IsZero() || none) {
+			return status
 		}
-		if _, err := unix.Poll(fds, timeout); err != nil && !errors.Is(err, unix.EINTR) {
+		wait := timeout
+		if !e.deadline.IsZero() {
+			left := time.Until(e.deadline)
+			if left <= 0 {
+				e.kill()
+				if exited {
+					return status // what is left dies with the helper (or endChildren)
+				}
+				e.deadline = time.Time{} // now wait for the command's exit
+				continue
+			}
+			wait = min(wait, graceTick, int(left/time.Millisecond)+1)
+		}
+		if exited {
+			fds[0].Fd = -1 // a pidfd of an exited process stays readable
+		}
+		if _, err := unix.Poll(fds, wait); err != nil && !errors.Is(err, unix.EINTR) {
 			timeout = 50 // cannot poll: fall back to a slow loop
 		}
 		if fds[1].Revents != 0 || fds[2].Revents != 0 {
-			if pidfd >= 0 {
-				_ = unix.PidfdSendSignal(pidfd, unix.SIGKILL, nil, 0)
+			if grace > 0 {
+				e.term(grace)
 			} else {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				e.kill()
 			}
 			fds[1].Fd, fds[2].Fd = -1, -1 // once is enough; now wait for the exit
 		}
 	}
 }
 
-// reap reaps every child that has exited, and reports the command's
-// status once it is among them.
-func reap(pid int) (syscall.WaitStatus, bool) {
+// graceTick is how often (ms) a graceful end looks for processes that
+// exited: orphans give no pidfd to wait on.
+const graceTick = 20
+
+// ender ends the command's processes, from the helper's locked thread.
+type ender struct {
+	pid, pidfd int
+	ownNS      bool
+	// deadline is when a graceful end turns into a kill (zero: none is
+	// under way).
+	deadline time.Time
+}
+
+// term sends SIGTERM to every process of the command: in a namespace of
+// the helper's own, to all of them (kill(-1) spares only init); without
+// one, to the helper's process group, which the command starts in (the
+// helper, which gets it too, has taken the signal already). The rest are
+// killed after grace.
+func (e *ender) term(grace time.Duration) {
+	if e.ownNS {
+		_ = syscall.Kill(-1, syscall.SIGTERM)
+	} else {
+		_ = syscall.Kill(0, syscall.SIGTERM)
+		e.signal(syscall.SIGTERM) // should the command have left the group
+	}
+	e.deadline = time.Now().Add(grace)
+}
+
+// kill SIGKILLs the command, and in a namespace of the helper's own every
+// process in it (without one, [endChildren] does that after the command).
+func (e *ender) kill() {
+	if e.ownNS {
+		_ = syscall.Kill(-1, syscall.SIGKILL)
+	}
+	e.signal(syscall.SIGKILL)
+}
+
+// signal sends sig to the command itself.
+func (e *ender) signal(sig syscall.Signal) {
+	if e.pidfd >= 0 {
+		_ = unix.PidfdSendSignal(e.pidfd, sig, nil, 0)
+	} else {
+		_ = syscall.Kill(e.pid, sig)
+	}
+}
+
+// reap reaps every child that has exited, notes the command's status in
+// ws once it is among them (exited), and tells whether no child is left.
+func reap(pid int, ws *syscall.WaitStatus, exited *bool) (none bool) {
 	for {
-		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		var s syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &s, syscall.WNOHANG, nil)
 		switch {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case err != nil:
-			return ws, true // no child left: nothing to wait for
+			*exited = true // no child left: nothing to wait for
+			return true
 		case got == pid:
-			return ws, true
+			*ws, *exited = s, true
 		case got <= 0:
-			return ws, false
+			return false
 		}
 	}
 }

@@ -87,16 +87,21 @@ type capturer struct {
 	Timeout        time.Duration
 }
 
-// stopGrace is how long a profile cut off at the timeout has to run its
-// exit traps before it is killed.
-const stopGrace = 500 * time.Millisecond
+// termGrace is how long a profile cut off midway (at the timeout, on
+// cancel, or because its worker died) has to run its exit traps before
+// it is killed: pyenv's rehash lock is removed only by its trap, and
+// while it stays every later login shell waits a minute for it.
+const termGrace = 2 * time.Second
 
 // errTimeout means the profile did not finish in time.
 var errTimeout = errors.New("the login profile did not finish")
 
 // capture runs `SHELL -l -c SCRIPT` (the capture script of k) in dir
-// with env, inside b, stdin from /dev/null, bounded by c.Timeout.
+// with env, inside b, stdin from /dev/null, bounded by c.Timeout. However
+// it is cut off, even by the death of this process, the login shell and
+// what it started get SIGTERM and [termGrace] to end.
 func (c capturer) capture(ctx context.Context, k shellKind, shell, dir string, env []string, b sandbox.Boundary) (captured, error) {
+	b.TermGrace = termGrace
 	nonce := make([]byte, 16)
 	_, _ = rand.Read(nonce)
 	mark := "interpreter-snapshot-" + hex.EncodeToString(nonce)
@@ -112,11 +117,10 @@ func (c capturer) capture(ctx context.Context, k shellKind, shell, dir string, e
 	select {
 	case <-proc.Done():
 	case <-t.C:
-		proc.Stop(stopGrace)
+		proc.Stop()
 		return captured{}, fmt.Errorf("%w within %v", errTimeout, c.Timeout)
 	case <-ctx.Done():
-		proc.Kill()
-		<-proc.Done()
+		proc.Stop()
 		return captured{}, ctx.Err()
 	}
 	setup, werr := proc.Wait()
