@@ -12,7 +12,10 @@ import (
 
 // How a turn runs its shell commands ([ThreadConfig.Commands]).
 const (
-	// CommandsAuto runs a command first as a local activity, inside the
+	// CommandsActivity (the default, "") runs every command as a regular
+	// activity on the host's queue.
+	CommandsActivity = ""
+	// CommandsLocal runs a command first as a local activity, inside the
 	// turn's workflow task, when that task's worker serves the thread's
 	// workspace host: a quick command then costs no activity dispatch
 	// and no second workflow task. One still running after
@@ -21,9 +24,7 @@ const (
 	// regular activity gives (heartbeated output, a dead worker noticed,
 	// the turn's messages taken while it runs). A worker of another host
 	// leaves the command to a regular activity on the host's queue.
-	CommandsAuto = ""
-	// CommandsActivity runs every command as a regular activity.
-	CommandsActivity = "activity"
+	CommandsLocal = "local"
 )
 
 // commandBudget is how long a command runs inside the workflow task
@@ -44,7 +45,7 @@ type StartedCommand struct {
 
 func (t *turn) localCommands(ctx workflow.Context) bool {
 	cfg := t.in.Config
-	if cfg.HostQueue == "" || cfg.Commands == CommandsActivity {
+	if cfg.HostQueue == "" || cfg.Commands != CommandsLocal {
 		return false
 	}
 	return workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, 1) == 1
@@ -54,7 +55,7 @@ func (t *turn) localCommands(ctx workflow.Context) bool {
 // attempt started it: it counts as interrupted, never run again.
 var errStartedBefore = temporal.NewNonRetryableApplicationError("the command was started before", activities.ErrTypeCommandStartedBefore, nil)
 
-// execHere runs in's command as a local activity (see [CommandsAuto]).
+// execHere runs in's command as a local activity (see [CommandsLocal]).
 // handled is false when the task's worker does not serve the host: the
 // caller runs it as a regular activity, with in.Record set so that it is
 // not run where an earlier attempt of this one started it.

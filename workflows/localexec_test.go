@@ -56,7 +56,7 @@ func localCommandsEnv(t *testing.T, here *fakeHere, exec *fakeExec, commands int
 
 func localConfig() ThreadConfig {
 	cfg := testConfig()
-	cfg.Commands = CommandsAuto
+	cfg.Commands = CommandsLocal
 	cfg.ApprovalPolicy, cfg.SandboxMode = "never", "danger-full-access"
 	return cfg
 }

@@ -162,12 +162,12 @@ func ModelCalls(local *bool) string {
 }
 
 // Commands maps temporal.local_commands to how turns run shell commands:
-// unset or true, locally first; false, always as regular activities.
+// true, locally first; unset or false, always as regular activities.
 func Commands(local *bool) string {
-	if local != nil && !*local {
-		return workflows.CommandsActivity
+	if local != nil && *local {
+		return workflows.CommandsLocal
 	}
-	return workflows.CommandsAuto
+	return workflows.CommandsActivity
 }
 
 // projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:
