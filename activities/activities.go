@@ -102,7 +102,10 @@ type Activities struct {
 	// kept holds answers whose transcript could not be stored (storefail.go).
 	kept    keptAnswers
 	handoff *handoffs
-	mcp     mcpPool
+	// handed are commands local activities handed off (localexec.go).
+	handedOnce sync.Once
+	handed     *handedOffCommands
+	mcp        mcpPool
 
 	sessionsOnce sync.Once
 	sessions     *sessionManager

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -47,6 +46,13 @@ type ExecInput struct {
 	// EnvPolicy filters the worker's environment; nil means the default
 	// (variables that look like secrets are dropped).
 	EnvPolicy *sandbox.EnvPolicy `json:"env_policy,omitempty"`
+	// Resume names a command a local activity started and handed off
+	// ([LocalExecOutput.Handoff]): the activity waits for it.
+	Resume string `json:"resume,omitempty"`
+	// Record, when set, is the command's key in the host-local record of
+	// started commands: the activity leaves its record first (see
+	// [startedCommands]), as [Activities.ExecHere] would have.
+	Record string `json:"record,omitempty"`
 }
 
 // ExecOutput is a finished command. A command that fails is a normal
@@ -81,53 +87,132 @@ const DefaultMaxOutput = 10 * 1024
 
 // Exec runs a command, heartbeating while it runs; cancellation (an
 // interrupted turn) or the worker's death ends every process it started
-// (see [sandbox.Start]).
+// (see [sandbox.Start]). With Resume set it goes on with a command a
+// local activity started ([Activities.ExecHere]); with Record set it
+// first leaves the host-local record of a started command, and reports
+// the command interrupted when an earlier attempt left one.
 func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error) {
+	if in.Resume != "" {
+		return a.resumeCommand(ctx, in)
+	}
+	if in.Record != "" {
+		fresh, err := a.started().record(turnOf(ctx), in.Record)
+		if err != nil {
+			return nil, err
+		}
+		if !fresh {
+			return nil, errCommandStartedBefore()
+		}
+	}
+	c, early, err := a.startCommand(ctx, in, false)
+	if c == nil {
+		return early, err
+	}
+	return a.waitCommand(ctx, c, 0)
+}
+
+// command is a started command, until its output is taken.
+type command struct {
+	in        ExecInput
+	proc      *sandbox.Process
+	buf       *headTail
+	live      *liveTail
+	logPath   string
+	logFile   *os.File
+	sandboxed bool
+	prep      shellsnap.Prepared
+	start     time.Time
+	// stop ends the command (StopCommand, the activity's cancellation);
+	// stopCtx is done then; runCtx also when its timeout passes.
+	stop    context.CancelCauseFunc
+	stopCtx context.Context
+	runCtx  context.Context
+	// release frees the timeout, the stop registration and the log file.
+	release func()
+	// unclaimed ends a handed-off command no activity took over.
+	unclaimed *time.Timer
+}
+
+// startCommand starts in's command. It returns either the running
+// command or, when the command could not start, the output that says so
+// (or the error). A detached command outlives ctx: a local activity
+// starts it and a regular one may wait for the rest.
+func (a *Activities) startCommand(ctx context.Context, in ExecInput, detached bool) (*command, *ExecOutput, error) {
 	if len(in.Command) == 0 {
-		return &ExecOutput{ExitCode: -1, StartError: "empty command"}, nil
+		return nil, &ExecOutput{ExitCode: -1, StartError: "empty command"}, nil
 	}
 	max := in.MaxOutput
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
+	base := ctx
+	if detached {
+		base = context.WithoutCancel(ctx)
+	}
+	c := &command{in: in, buf: &headTail{max: max}, live: &liveTail{}}
+	var undo []func()
+	c.release = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	fail := func(out *ExecOutput, err error) (*command, *ExecOutput, error) {
+		c.release()
+		return nil, out, err
+	}
 	// StopCommand ends the command through stopCtx, without waiting for
 	// Temporal's cancellation to come back with a heartbeat.
-	stopCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
+	c.stopCtx, c.stop = context.WithCancelCause(base)
+	undo = append(undo, func() { c.stop(nil) })
 	if activity.IsActivity(ctx) {
-		defer a.commands.add(runningKey(activity.GetInfo(ctx).WorkflowExecution.ID, in.CallID), stop)()
+		undo = append(undo, a.commands.add(runningKey(turnOf(ctx), in.CallID), c.stop))
 	}
-	runCtx := stopCtx
+	c.runCtx = c.stopCtx
 	if in.TimeoutMs > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(stopCtx, time.Duration(in.TimeoutMs)*time.Millisecond)
-		defer cancel()
+		c.runCtx, cancel = context.WithTimeout(c.stopCtx, time.Duration(in.TimeoutMs)*time.Millisecond)
+		undo = append(undo, cancel)
 	}
 	logPath, logFile, err := a.outputFile(in.ThreadID, in.CallID)
 	if err != nil {
-		return nil, err
+		return fail(nil, err)
 	}
-	defer logFile.Close()
-	buf := &headTail{max: max}
+	c.logPath, c.logFile = logPath, logFile
+	undo = append(undo, func() { logFile.Close() })
 	argv, sandboxed, b, err := a.boundary(in)
 	if err != nil {
-		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: err.Error(), Output: err.Error()}, nil
+		return fail(&ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: err.Error(), Output: err.Error()}, nil)
 	}
+	c.sandboxed = sandboxed
 	exe, err := a.executable()
 	if err != nil {
 		msg := fmt.Sprintf("the command was not run: finding our own executable (the supervising helper): %v", err)
-		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg}, nil
+		return fail(&ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg}, nil)
 	}
-	live := &liveTail{}
-	prep := a.loginShell(ctx, exe, in, argv, sandboxed, func() { activity.RecordHeartbeat(ctx, live.progress(in.CallID)) })
-	argv, env := prep.Argv, prep.Env
-	start := time.Now()
+	c.prep = a.loginShell(ctx, exe, in, argv, sandboxed, func() { activity.RecordHeartbeat(ctx, c.live.progress(in.CallID)) })
+	c.start = time.Now()
 	// Every command runs through the helper, in every mode: it is what
 	// keeps the command's processes from outliving this worker.
-	proc, err := sandbox.Start(sandbox.Spec{Exe: exe, Argv: argv, Boundary: b, Dir: in.Cwd, Env: env,
-		Output: io.MultiWriter(logFile, buf, live), NoPIDNamespace: a.noPIDNamespace})
+	proc, err := sandbox.Start(sandbox.Spec{Exe: exe, Argv: c.prep.Argv, Boundary: b, Dir: in.Cwd, Env: c.prep.Env,
+		Output: io.MultiWriter(logFile, c.buf, c.live), NoPIDNamespace: a.noPIDNamespace})
 	if err != nil {
-		return &ExecOutput{ExitCode: 127, StartError: err.Error(), Output: err.Error()}, nil
+		return fail(&ExecOutput{ExitCode: 127, StartError: err.Error(), Output: err.Error()}, nil)
+	}
+	c.proc = proc
+	return c, nil, nil
+}
+
+// waitCommand waits for c, heartbeating from ctx, and returns its
+// outcome; the activity's cancellation stops it. With budget > 0 it
+// returns nil, nil when c still runs after that long, and c goes on.
+func (a *Activities) waitCommand(ctx context.Context, c *command, budget time.Duration) (*ExecOutput, error) {
+	unwatch := context.AfterFunc(ctx, func() { c.stop(context.Cause(ctx)) })
+	defer unwatch()
+	var over <-chan time.Time
+	if budget > 0 {
+		t := time.NewTimer(budget)
+		defer t.Stop()
+		over = t.C
 	}
 	// Output that grew is heartbeated soon (see [ExecProgress]); the
 	// worker's heartbeat throttle bounds how often it reaches the server.
@@ -144,8 +229,8 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 	var beat time.Time
 	heartbeat := func() {
 		if activity.IsActivity(ctx) {
-			p := live.progress(in.CallID)
-			p.ElapsedMs = time.Since(start).Milliseconds()
+			p := c.live.progress(c.in.CallID)
+			p.ElapsedMs = time.Since(c.start).Milliseconds()
 			sent, beat = p.Total, time.Now()
 			activity.RecordHeartbeat(ctx, p)
 		}
@@ -154,15 +239,17 @@ func (a *Activities) Exec(ctx context.Context, in ExecInput) (*ExecOutput, error
 loop:
 	for {
 		select {
-		case <-proc.Done():
+		case <-c.proc.Done():
 			break loop
-		case <-runCtx.Done():
-			timedOut = stopCtx.Err() == nil
-			proc.Kill()
-			<-proc.Done()
+		case <-over:
+			return nil, nil
+		case <-c.runCtx.Done():
+			timedOut = c.stopCtx.Err() == nil
+			c.proc.Kill()
+			<-c.proc.Done()
 			break loop
 		case <-liveTick.C:
-			if live.written() != sent {
+			if c.live.written() != sent {
 				heartbeat()
 			}
 		case <-tick.C:
@@ -172,30 +259,37 @@ loop:
 			tick.Reset(keepAlive)
 		}
 	}
-	setupErr, waitErr := proc.Wait()
+	defer c.release()
+	return c.output(timedOut)
+}
+
+// output is the outcome of c, which has exited.
+func (c *command) output(timedOut bool) (*ExecOutput, error) {
+	in := c.in
+	setupErr, waitErr := c.proc.Wait()
 	out := &ExecOutput{
-		Output:     buf.String(),
-		TotalBytes: buf.Total(),
-		DurationMs: time.Since(start).Milliseconds(),
+		Output:     c.buf.String(),
+		TotalBytes: c.buf.Total(),
+		DurationMs: time.Since(c.start).Milliseconds(),
 		TimedOut:   timedOut,
-		FullOutput: logPath,
+		FullOutput: c.logPath,
 	}
 	out.ExitCode = exitCodeOf(waitErr)
 	if setupErr != "" {
 		msg := setupErr
 		return &ExecOutput{ExitCode: sandbox.ExitSetupFailed, SandboxError: msg, Output: msg,
-			DurationMs: out.DurationMs, FullOutput: logPath}, nil
+			DurationMs: out.DurationMs, FullOutput: c.logPath}, nil
 	}
-	out.Sandboxed = sandboxed
-	out.ShellSnapshot = prep.Applied
-	if prep.Warning != "" {
-		out.Output += "\n[" + prep.Warning + "]"
+	out.Sandboxed = c.sandboxed
+	out.ShellSnapshot = c.prep.Applied
+	if c.prep.Warning != "" {
+		out.Output += "\n[" + c.prep.Warning + "]"
 	}
-	out.SandboxDenied = sandboxed && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
+	out.SandboxDenied = c.sandboxed && !timedOut && sandbox.LikelyDenied(out.ExitCode, out.Output)
 	if timedOut {
 		out.Output += fmt.Sprintf("\n[command timed out after %d ms]", in.TimeoutMs)
 	}
-	if stopCtx.Err() != nil && !timedOut {
+	if c.stopCtx.Err() != nil && !timedOut {
 		// The turn was stopped: the cancellation carries what the command
 		// did, so its item can tell how long it ran and what it printed.
 		return out, temporal.NewCanceledError(*out)
@@ -283,56 +377,6 @@ func safeName(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// headTail keeps the first and last max/2 bytes of a stream.
-type headTail struct {
-	mu    sync.Mutex
-	max   int
-	head  []byte
-	tail  []byte
-	total int64
-}
-
-func (h *headTail) Write(p []byte) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.total += int64(len(p))
-	half := h.max / 2
-	rest := p
-	if len(h.head) < half {
-		n := min(half-len(h.head), len(rest))
-		h.head = append(h.head, rest[:n]...)
-		rest = rest[n:]
-	}
-	if len(rest) > 0 {
-		h.tail = append(h.tail, rest...)
-		if len(h.tail) > 2*half {
-			h.tail = append(h.tail[:0:0], h.tail[len(h.tail)-half:]...)
-		}
-	}
-	return len(p), nil
-}
-
-func (h *headTail) Total() int64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.total
-}
-
-// String is the kept output; a cut in the middle is marked.
-func (h *headTail) String() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	tail := h.tail
-	if len(tail) > h.max/2 {
-		tail = tail[len(tail)-h.max/2:]
-	}
-	omitted := h.total - int64(len(h.head)) - int64(len(tail))
-	if omitted <= 0 {
-		return string(h.head) + string(h.tail)
-	}
-	return fmt.Sprintf("%s\n[... %d bytes omitted of %d ...]\n%s", h.head, omitted, h.total, tail)
 }
 
 // snapshots is this worker's cache of login-shell snapshots, made on

@@ -159,6 +159,8 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	sessions.RegisterActivity(o.Activities.CloseSessions)
 	sessions.RegisterActivity(o.Activities.WatchSession)
 	sessions.RegisterActivity(o.Activities.StopCommand)
+	// Commands a local activity handed off are waited for here.
+	sessions.RegisterActivity(o.Activities.Exec)
 	if err := sessions.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.SessionQueue, err)
 	}
@@ -221,6 +223,10 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	// Also run in-process, as a local activity, when a turn's workspace
 	// host is this worker (see workflows: skills).
 	w.shared.RegisterActivity(o.Activities.DiscoverSkills)
+	// Shell commands run in-process first, as local activities, when a
+	// turn's workspace host is this worker (see workflows: localexec).
+	w.shared.RegisterActivity(o.Activities.ExecHere)
+	w.shared.RegisterActivity(o.Activities.ForgetCommands)
 	w.shared.RegisterActivity(o.Activities.Compact)
 	w.shared.RegisterActivity(o.Activities.ForkTranscript)
 	w.shared.RegisterActivity(o.Activities.ExtractMemory)

@@ -50,7 +50,8 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 // heartbeat timeouts against the wall clock, so they are long enough that a
 // mock blocked on the virtual clock can never trip them on a loaded machine.
 // Model calls are regular activities; the tests of calls that first wait
-// in the workflow task ([ModelCallsAuto]) ask for those.
+// in the workflow task ([ModelCallsAuto]) ask for those, as the tests of
+// [CommandsLocal] do.
 func testConfig() ThreadConfig {
 	return ThreadConfig{Model: "test-model", Harness: "codex", Cwd: "/work", HostQueue: "host",
 		ExecHeartbeat: time.Hour, ModelHeartbeat: time.Hour, ModelCalls: ModelCallsActivity}

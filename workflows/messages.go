@@ -186,6 +186,10 @@ type ThreadConfig struct {
 	// LocalModelCalls is a second spelling of ModelCallsLocal, kept
 	// because the baseline's recorded histories and the tests set it.
 	LocalModelCalls bool `json:"local_model_calls,omitempty"`
+	// Commands chooses how shell commands run: CommandsActivity ("",
+	// always a regular activity) or CommandsLocal (first in the workflow
+	// task when its worker serves the host).
+	Commands string `json:"commands,omitempty"`
 	// SearchAttributes is set when the namespace has the thread search
 	// attributes registered (the embedded server registers them).
 	SearchAttributes bool `json:"search_attributes,omitempty"`

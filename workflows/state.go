@@ -146,6 +146,9 @@ type TurnInput struct {
 // TurnState is everything a running turn carries across continue-as-new.
 type TurnState struct {
 	Step int `json:"step"`
+	// Started are the host-local records of commands this turn ran as
+	// local activities, until they are forgotten (see [turn.execHere]).
+	Started []StartedCommand `json:"started,omitempty"`
 	// Carried is the thread's, as this turn changes it: its Unsent went
 	// into Pending when the turn started, and its SessionApprovals gain
 	// those decided in this turn.

@@ -30,6 +30,12 @@ func (t *turn) commandHeartbeat() time.Duration {
 // quiet command. The activity still ends through its cancellation, which
 // carries what it did.
 func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID string, out *activities.ExecOutput) error {
+	return t.awaitCommandOn(ctx, f, callID, t.in.Config.HostQueue, out)
+}
+
+// awaitCommandOn is [turn.awaitCommand] for a command whose stop goes to
+// stopQueue (a handed-off command's, its worker's own queue).
+func (t *turn) awaitCommandOn(ctx workflow.Context, f workflow.Future, callID, stopQueue string, out *activities.ExecOutput) error {
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(f, func(workflow.Future) {})
 	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
@@ -37,7 +43,7 @@ func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID stri
 	if ctx.Err() != nil && !f.IsReady() {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		sctx := workflow.WithActivityOptions(dctx, workflow.ActivityOptions{
-			TaskQueue:              t.in.Config.HostQueue,
+			TaskQueue:              stopQueue,
 			ScheduleToStartTimeout: 5 * time.Second,
 			StartToCloseTimeout:    5 * time.Second,
 			Summary:                "stop command " + callID,

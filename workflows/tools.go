@@ -168,16 +168,23 @@ func (t *turn) execute(ctx workflow.Context, it *Item, c activities.DecodedCall,
 	in := t.execInput(callID, c.Inv.Command, it.Cwd, unsandboxed)
 	in.TimeoutMs = c.Inv.TimeoutMs
 	var out activities.ExecOutput
-	err := t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
-		return t.awaitCommand(ctx, workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.Exec, in), callID, &out)
-	})
+	var err error
+	handled := false
+	if t.localCommands(ctx) {
+		handled, err = t.execHere(ctx, opts, &in, it.ID+"/"+callID, &out)
+	}
+	if !handled {
+		err = t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
+			return t.awaitCommand(ctx, workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.Exec, in), callID, &out)
+		})
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
 		it.DurationMs, it.AggregatedOutput = interruptedReport(err, "[interrupted: the turn was stopped while the command ran]")
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return out, "command interrupted: the turn was stopped while it ran", true
-	case err != nil && isTimeout(err):
+	case err != nil && (isTimeout(err) || isCommandLost(err)):
 		it.Status = StatusInterrupted
 		it.DurationMs, it.AggregatedOutput = interruptedReport(err, workerStopped)
 		t.log.add(Event{Type: EventItemCompleted, Item: it})

@@ -319,6 +319,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	}
 	t.log.done = true
 	t.closeApart(ctx)
+	t.forgetCommands(ctx)
 	// Let event readers that are waiting see the end before the run closes.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })

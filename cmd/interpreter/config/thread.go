@@ -78,6 +78,7 @@ func (cfg *Config) ThreadConfig(cd string) (workflows.ThreadConfig, error) {
 		HostWait:     cfg.Temporal.HostWait.Duration,
 		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		ModelCalls:      ModelCalls(cfg.Temporal.LocalModelCalls),
+		Commands:        Commands(cfg.Temporal.LocalCommands),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
 		ApprovalTimeout: cfg.Approvals.Timeout.Duration, ApprovalDefault: cfg.Approvals.DefaultDecision,
 		NotifyCommand: cfg.Approvals.NotifyCommand, WebhookURL: cfg.Approvals.WebhookURL,
@@ -158,6 +159,15 @@ func ModelCalls(local *bool) string {
 		return workflows.ModelCallsLocal
 	}
 	return workflows.ModelCallsActivity
+}
+
+// Commands maps temporal.local_commands to how turns run shell commands:
+// true, locally first; unset or false, always as regular activities.
+func Commands(local *bool) string {
+	if local != nil && *local {
+		return workflows.CommandsLocal
+	}
+	return workflows.CommandsActivity
 }
 
 // projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:

@@ -1,0 +1,186 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+)
+
+// LocalExecInput is a shell command a turn runs as a local activity, in
+// its own workflow task, when that task's worker serves the command's
+// workspace host.
+type LocalExecInput struct {
+	Exec ExecInput `json:"exec"`
+	// HostQueue is the command's workspace host queue: a worker that
+	// serves another answers Elsewhere, and the command runs as a
+	// regular activity there.
+	HostQueue string `json:"host_queue"`
+	// Key names the command in the host-local record of started commands
+	// (unique within the turn).
+	Key string `json:"key"`
+	// Budget is how long the command may run inside the workflow task;
+	// one still running then is handed off (see [LocalExecOutput]).
+	Budget time.Duration `json:"budget"`
+	// Forget are keys of earlier commands of the turn whose outcome is
+	// in history: their records go.
+	Forget []string `json:"forget,omitempty"`
+}
+
+// LocalExecOutput is what became of a [LocalExecInput].
+type LocalExecOutput struct {
+	// Elsewhere: this worker does not serve the host; nothing ran.
+	Elsewhere bool `json:"elsewhere,omitempty"`
+	// StartedBefore: an earlier attempt started the command (its record
+	// is there): it is not run again, and counts as interrupted.
+	StartedBefore bool `json:"started_before,omitempty"`
+	// Handoff names the command, still running after the budget, for a
+	// regular activity on HandoffQueue (a queue only this worker process
+	// polls) to wait for ([ExecInput.Resume]).
+	Handoff      string `json:"handoff,omitempty"`
+	HandoffQueue string `json:"handoff_queue,omitempty"`
+	// Output is the finished command's outcome.
+	Output *ExecOutput `json:"output,omitempty"`
+	// Canceled is set when the command was stopped while it ran (Output
+	// then carries what it did).
+	Canceled bool `json:"canceled,omitempty"`
+}
+
+// ErrTypeCommandLost is the error type of a handed-off command that its
+// worker no longer holds (the worker restarted): its outcome is unknown.
+const ErrTypeCommandLost = "CommandLost"
+
+// ErrTypeCommandStartedBefore is the error type of a command whose
+// host-local record shows an earlier attempt started it.
+const ErrTypeCommandStartedBefore = "CommandStartedBefore"
+
+func errCommandStartedBefore() error {
+	return temporal.NewNonRetryableApplicationError("the command was started before (the worker running it stopped); it is not run again", ErrTypeCommandStartedBefore, nil)
+}
+
+// ExecHere runs a command as a local activity ([LocalExecInput]). The
+// record of the started command is written before its process starts,
+// so an attempt that repeats (its workflow task failed or its worker
+// died before the outcome reached history) finds it and reports the
+// command interrupted instead of running it again.
+func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExecOutput, error) {
+	if in.HostQueue == "" || in.HostQueue != a.HostQueue {
+		return &LocalExecOutput{Elsewhere: true}, nil
+	}
+	rec := a.started()
+	turn := turnOf(ctx)
+	rec.forget(turn, in.Forget)
+	fresh, err := rec.record(turn, in.Key)
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		return &LocalExecOutput{StartedBefore: true}, nil
+	}
+	c, early, err := a.startCommand(ctx, in.Exec, true)
+	if c == nil {
+		if err != nil {
+			return nil, err
+		}
+		return &LocalExecOutput{Output: early}, nil
+	}
+	out, err := a.waitCommand(ctx, c, in.Budget)
+	switch {
+	case out == nil && err == nil:
+		return &LocalExecOutput{Handoff: a.handedOff().put(c), HandoffQueue: a.SessionQueue}, nil
+	case err != nil && out != nil:
+		return &LocalExecOutput{Output: out, Canceled: true}, nil
+	case err != nil:
+		return nil, err
+	}
+	return &LocalExecOutput{Output: out}, nil
+}
+
+// resumeCommand waits for a command that [Activities.ExecHere] handed
+// off, heartbeating its output as [Activities.Exec] does.
+func (a *Activities) resumeCommand(ctx context.Context, in ExecInput) (*ExecOutput, error) {
+	c := a.handedOff().take(in.Resume)
+	if c == nil {
+		return nil, temporal.NewNonRetryableApplicationError("the command's worker no longer holds it", ErrTypeCommandLost, nil)
+	}
+	return a.waitCommand(ctx, c, 0)
+}
+
+// turnOf is the workflow id of the activity's turn ("" outside one).
+func turnOf(ctx context.Context) string {
+	if !activity.IsActivity(ctx) {
+		return ""
+	}
+	return activity.GetInfo(ctx).WorkflowExecution.ID
+}
+
+// commandUnclaimed is how long a handed-off command waits to be taken
+// over before it is stopped (the workflow task that held the handoff
+// failed, and its retry found the record): longer than the taking
+// activity's schedule-to-start timeout.
+const commandUnclaimed = 15 * time.Second
+
+// handedOffCommands hold commands that outran their local activity's
+// budget until the regular activity that waits for them takes them.
+type handedOffCommands struct {
+	mu   sync.Mutex
+	cmds map[string]*command
+	// prefix tells this process's keys from an earlier one's.
+	prefix string
+	n      atomic.Int64
+}
+
+func (a *Activities) handedOff() *handedOffCommands {
+	a.handedOnce.Do(func() {
+		a.handed = &handedOffCommands{cmds: map[string]*command{}, prefix: strconv.FormatInt(time.Now().UnixNano(), 36)}
+	})
+	return a.handed
+}
+
+func (h *handedOffCommands) put(c *command) string {
+	key := fmt.Sprintf("%s/%s/%d", h.prefix, c.in.CallID, h.n.Add(1))
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cmds[key] = c
+	c.unclaimed = time.AfterFunc(commandUnclaimed, func() {
+		if c := h.take(key); c != nil {
+			c.stop(errStopped)
+			<-c.proc.Done()
+			c.release()
+		}
+	})
+	return key
+}
+
+func (h *handedOffCommands) take(key string) *command {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	c := h.cmds[key]
+	if c != nil {
+		delete(h.cmds, key)
+		c.unclaimed.Stop()
+	}
+	return c
+}
+
+// ForgetCommandsInput names the turn's commands whose outcome is in
+// history, on their workspace host.
+type ForgetCommandsInput struct {
+	HostQueue string   `json:"host_queue"`
+	Keys      []string `json:"keys"`
+}
+
+// ForgetCommands removes records of started commands (a local activity
+// as the turn closes; a worker of another host does nothing).
+func (a *Activities) ForgetCommands(ctx context.Context, in ForgetCommandsInput) error {
+	if in.HostQueue == "" || in.HostQueue != a.HostQueue {
+		return nil
+	}
+	a.started().forget(turnOf(ctx), in.Keys)
+	return nil
+}

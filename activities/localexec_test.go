@@ -1,0 +1,99 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+func localInput(key string, argv ...string) LocalExecInput {
+	return LocalExecInput{Exec: ExecInput{ThreadID: "th", CallID: key, Command: argv},
+		HostQueue: "host-a", Key: key, Budget: 5 * time.Second}
+}
+
+func TestExecHereRunsAQuickCommandOnce(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue = "host-a"
+	ctx := context.Background()
+	out, err := a.ExecHere(ctx, localInput("item_1/c1", "echo", "hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Output == nil || out.Output.ExitCode != 0 || !strings.Contains(out.Output.Output, "hello") {
+		t.Fatalf("first attempt: %+v", out)
+	}
+	// A repeated attempt (its workflow task failed before the outcome
+	// reached history) must not run the command again.
+	again, err := a.ExecHere(ctx, localInput("item_1/c1", "echo", "hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.StartedBefore || again.Output != nil {
+		t.Fatalf("repeated attempt ran the command again: %+v", again)
+	}
+	// So must a regular activity that takes over on the host.
+	if _, err := a.Exec(ctx, ExecInput{CallID: "c1", Command: []string{"echo", "hello"}, Record: "item_1/c1"}); !isAppErr(err, ErrTypeCommandStartedBefore) {
+		t.Fatalf("regular attempt after the local one: %v", err)
+	}
+	// Once forgotten (its outcome is in history), the key is free.
+	in := localInput("item_2/c2", "true")
+	in.Forget = []string{"item_1/c1"}
+	if _, err := a.ExecHere(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if a.started().has("", "item_1/c1") || !a.started().has("", "item_2/c2") {
+		t.Fatal("forget removed the wrong records")
+	}
+	if err := a.ForgetCommands(ctx, ForgetCommandsInput{HostQueue: "host-a", Keys: []string{"item_2/c2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if a.started().has("", "item_2/c2") {
+		t.Fatal("ForgetCommands left the record")
+	}
+}
+
+func TestExecHereLeavesAnotherHostsCommandAlone(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue = "host-b"
+	out, err := a.ExecHere(context.Background(), localInput("item_1/c1", "touch", t.TempDir()+"/ran"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Elsewhere || out.Output != nil || a.started().has("", "item_1/c1") {
+		t.Fatalf("a worker of another host ran it or recorded it: %+v", out)
+	}
+}
+
+func TestExecHereHandsOffASlowCommand(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue, a.SessionQueue = "host-a", "host-a-sessions-1"
+	in := localInput("item_1/c1", "bash", "-c", "sleep 0.3; echo late")
+	in.Budget = 20 * time.Millisecond
+	out, err := a.ExecHere(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Handoff == "" || out.HandoffQueue != "host-a-sessions-1" || out.Output != nil {
+		t.Fatalf("not handed off: %+v", out)
+	}
+	res, err := a.Exec(context.Background(), ExecInput{CallID: "c1", Resume: out.Handoff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || !strings.Contains(res.Output, "late") {
+		t.Fatalf("taken-over command: %+v", res)
+	}
+	// A handoff no longer held (the worker restarted) is lost, not rerun.
+	if _, err := a.Exec(context.Background(), ExecInput{CallID: "c1", Resume: out.Handoff}); !isAppErr(err, ErrTypeCommandLost) {
+		t.Fatalf("second take-over: %v", err)
+	}
+}
+
+func isAppErr(err error, typ string) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == typ
+}

@@ -1,0 +1,147 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/interpreter-dev/interpreter/activities"
+)
+
+// How a turn runs its shell commands ([ThreadConfig.Commands]).
+const (
+	// CommandsActivity (the default, "") runs every command as a regular
+	// activity on the host's queue.
+	CommandsActivity = ""
+	// CommandsLocal runs a command first as a local activity, inside the
+	// turn's workflow task, when that task's worker serves the thread's
+	// workspace host: a quick command then costs no activity dispatch
+	// and no second workflow task. One still running after
+	// [commandBudget] is handed off to a regular activity on a queue only
+	// that worker process polls, which waits for it with what only a
+	// regular activity gives (heartbeated output, a dead worker noticed,
+	// the turn's messages taken while it runs). A worker of another host
+	// leaves the command to a regular activity on the host's queue.
+	CommandsLocal = "local"
+)
+
+// commandBudget is how long a command runs inside the workflow task
+// before it is handed off; its output shows to followers that much later.
+const commandBudget = time.Second
+
+// localCommandsChange marks turns that run commands locally first.
+const localCommandsChange = "local-commands"
+
+// StartedCommand is the host-local record of a command a local activity
+// started: Key names it, Task is the history length at the start of the
+// workflow task that ran it (its outcome is in history once a later task
+// runs).
+type StartedCommand struct {
+	Key  string `json:"key"`
+	Task int    `json:"task"`
+}
+
+func (t *turn) localCommands(ctx workflow.Context) bool {
+	cfg := t.in.Config
+	if cfg.HostQueue == "" || cfg.Commands != CommandsLocal {
+		return false
+	}
+	return workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, 1) == 1
+}
+
+// errStartedBefore tells that a command's record showed an earlier
+// attempt started it: it counts as interrupted, never run again.
+var errStartedBefore = temporal.NewNonRetryableApplicationError("the command was started before", activities.ErrTypeCommandStartedBefore, nil)
+
+// execHere runs in's command as a local activity (see [CommandsLocal]).
+// handled is false when the task's worker does not serve the host: the
+// caller runs it as a regular activity, with in.Record set so that it is
+// not run where an earlier attempt of this one started it.
+func (t *turn) execHere(ctx workflow.Context, opts workflow.ActivityOptions, in *activities.ExecInput, key string, out *activities.ExecOutput) (handled bool, err error) {
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		// Starting it may read the login profile for a snapshot first.
+		StartToCloseTimeout: 2 * time.Minute,
+		Summary:             opts.Summary,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
+	lin := activities.LocalExecInput{Exec: *in, HostQueue: t.in.Config.HostQueue, Key: key,
+		Budget: commandBudget, Forget: t.forgettable(now)}
+	var res activities.LocalExecOutput
+	err = workflow.ExecuteLocalActivity(lctx, acts.ExecHere, lin).Get(ctx, &res)
+	t.noteLocalCall(ctx)
+	switch {
+	case err != nil:
+		return true, err
+	case res.Elsewhere:
+		in.Record = key
+		return false, nil
+	}
+	t.st.Started = append(t.st.Started, StartedCommand{Key: key, Task: now})
+	switch {
+	case res.StartedBefore:
+		return true, errStartedBefore
+	case res.Handoff != "":
+		o := opts
+		o.TaskQueue = res.HandoffQueue
+		o.ScheduleToStartTimeout = handoffPickup
+		resume := *in
+		resume.Resume = res.Handoff
+		f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.Exec, resume)
+		return true, t.awaitCommandOn(ctx, f, in.CallID, res.HandoffQueue, out)
+	case res.Output == nil:
+		return true, errors.New("the local command returned no outcome")
+	}
+	*out = *res.Output
+	if res.Canceled {
+		return true, temporal.NewCanceledError(*res.Output)
+	}
+	return true, nil
+}
+
+// forgettable takes from the turn's records those whose outcome is in
+// history (run in an earlier workflow task than the one at now).
+func (t *turn) forgettable(now int) []string {
+	var keys []string
+	kept := t.st.Started[:0:0]
+	for _, s := range t.st.Started {
+		if s.Task < now {
+			keys = append(keys, s.Key)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	t.st.Started = kept
+	return keys
+}
+
+// forgetCommands removes the records the turn left, as it closes (after
+// [turn.closeApart], so every local command's outcome is in history).
+// Removing is idempotent, so this task may fail and run it again.
+func (t *turn) forgetCommands(ctx workflow.Context) {
+	if len(t.st.Started) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(t.st.Started))
+	for _, s := range t.st.Started {
+		keys = append(keys, s.Key)
+	}
+	t.st.Started = nil
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	lctx := workflow.WithLocalActivityOptions(dctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		Summary:             "forget started commands",
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	_ = workflow.ExecuteLocalActivity(lctx, acts.ForgetCommands,
+		activities.ForgetCommandsInput{HostQueue: t.in.Config.HostQueue, Keys: keys}).Get(dctx, nil)
+}
+
+// isCommandLost tells that a command's outcome is unknown because the
+// worker that ran it stopped (its record or its handoff says so).
+func isCommandLost(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && (app.Type() == activities.ErrTypeCommandLost || app.Type() == activities.ErrTypeCommandStartedBefore)
+}
