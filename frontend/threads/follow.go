@@ -63,14 +63,19 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			}
 		}
 	}
-	// read catches up from the log.
-	read := func() error {
+	// read catches up from the log; the result once the log shows the
+	// turn's end (its run closes a workflow task later).
+	read := func() (*workflows.TurnResult, error) {
 		page, _, err := readOpenEvents(ctx, c, turnID, *after, true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		emit(page.Events)
-		return nil
+		if page.Result != nil && page.Last == *after {
+			res := *page.Result
+			return &res, nil
+		}
+		return nil, nil
 	}
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -101,8 +106,9 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			if h.laterAhead() {
 				continue
 			}
-			if err := read(); err != nil {
-				return nil, false, err
+			res, err := read()
+			if err != nil || res != nil {
+				return res, false, err
 			}
 		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
 			return nil, true, nil
