@@ -23,8 +23,11 @@ import (
 // (GetWorkflowExecutionHistory with WaitNewEvent), which wakes it when
 // events are written and adds none, and after each completed workflow
 // task reads the new events with a query, which the worker answers from
-// its cache and which adds nothing to history either. The close event
-// brings the turn's result with its last events. So any number of
+// its cache and which adds nothing to history either. Once the log shows
+// the turn's end, that query's page brings the turn's result: the
+// follower answers then, not a workflow task later when the run closes
+// (see workflows' closeApart); otherwise the close event brings the
+// result with its last events. So any number of
 // followers leave the turn's history as it would be unwatched, and no
 // item payload is copied into it. (Before, each reader sent turn.wait
 // updates, two events and often a timer each, whose results copied the
