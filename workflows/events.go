@@ -60,6 +60,11 @@ func (l *eventLog) page(req EventsRequest) EventsPage {
 			}
 		}
 	}
+	if p.Done {
+		// The turn's end, before its close: a follower answers with it
+		// rather than after the close task (see [turn.closeApart]).
+		p.Result = l.result
+	}
 	return p
 }
 

@@ -172,3 +172,24 @@ func TestWaitHoldsOnlyOnce(t *testing.T) {
 	require.True(t, answers[1].Done)
 	require.Equal(t, 1, holds)
 }
+
+// A page of an ended turn's log carries its result, so a follower answers
+// before the run closes; not before the end, nor on a page cut short.
+func TestEventsPageCarriesTheResultOnceDone(t *testing.T) {
+	l := newEventLog(nil, 0, "t/turn-1")
+	l.add(Event{Type: EventTurnStarted})
+	l.add(Event{Type: EventItemCompleted, Item: &Item{ID: "item_1", Type: ItemAgentMessage, Text: "answer"}})
+	if p := l.page(EventsRequest{}); p.Result != nil || p.Done {
+		t.Fatalf("a running turn's page = %+v, want no result", p)
+	}
+	l.add(Event{Type: EventTurnCompleted})
+	l.result = &TurnResult{TurnID: "t/turn-1", Status: StatusCompleted, FinalMessage: "answer"}
+	l.done = true
+	if p := l.page(EventsRequest{After: 1, Limit: 1}); p.Result != nil {
+		t.Fatalf("a page short of the end carries %+v, want no result", p.Result)
+	}
+	p := l.page(EventsRequest{After: 1})
+	if p.Result == nil || p.Result.FinalMessage != "answer" || p.Last != 3 {
+		t.Fatalf("the ended turn's page = %+v, want its result up to event 3", p)
+	}
+}

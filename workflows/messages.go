@@ -419,6 +419,9 @@ type EventsPage struct {
 	Last   int     `json:"last"`
 	First  int     `json:"first"`
 	Done   bool    `json:"done"`
+	// Result is the turn's result once it has ended (Done) and the page
+	// reaches its last event; the run may not have closed yet.
+	Result *TurnResult `json:"result,omitempty"`
 }
 
 // WaitRequest is the payload of [UpdateWaitEvents].

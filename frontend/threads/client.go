@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -81,7 +82,7 @@ func Reply(ctx context.Context, c client.Client, threadID string, req workflows.
 			return resp, err
 		}
 		v, qerr := Read(ctx, c, threadID)
-		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
+		if qerr != nil || v.RunningTurn != "" && !turnOver(ctx, c, v.RunningTurn) {
 			return resp, err
 		}
 		if err := sleepCtx(ctx, retryPause(attempt)); err != nil {
@@ -101,6 +102,23 @@ func retryPause(attempt int) time.Duration {
 		return 5 * time.Millisecond
 	}
 	return 20 * time.Millisecond
+}
+
+// turnOver tells whether a turn has ended: its run closed, or its log
+// shows the end (followers are answered then, a workflow task before the
+// close), in which case it waits for the close.
+func turnOver(ctx context.Context, c client.Client, turnID string) bool {
+	if turnClosed(ctx, c, turnID) {
+		return true
+	}
+	p, closed, err := readOpenEvents(ctx, c, turnID, math.MaxInt32, true)
+	if err != nil || !closed && !p.Done {
+		return false
+	}
+	// Its result or error is the follower's business; this waits only
+	// for the run to close (a continued run has a new one: ask again).
+	_ = c.GetWorkflow(ctx, turnID, "").Get(ctx, nil)
+	return ctx.Err() == nil
 }
 
 func turnClosed(ctx context.Context, c client.Client, turnID string) bool {

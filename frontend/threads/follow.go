@@ -23,8 +23,11 @@ import (
 // (GetWorkflowExecutionHistory with WaitNewEvent), which wakes it when
 // events are written and adds none, and after each completed workflow
 // task reads the new events with a query, which the worker answers from
-// its cache and which adds nothing to history either. The close event
-// brings the turn's result with its last events. So any number of
+// its cache and which adds nothing to history either. Once the log shows
+// the turn's end, that query's page brings the turn's result: the
+// follower answers then, not a workflow task later when the run closes
+// (see workflows' closeApart); otherwise the close event brings the
+// result with its last events. So any number of
 // followers leave the turn's history as it would be unwatched, and no
 // item payload is copied into it. (Before, each reader sent turn.wait
 // updates, two events and often a timer each, whose results copied the
@@ -63,14 +66,19 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			}
 		}
 	}
-	// read catches up from the log.
-	read := func() error {
+	// read catches up from the log; the result once the log shows the
+	// turn's end (its run closes a workflow task later).
+	read := func() (*workflows.TurnResult, error) {
 		page, _, err := readOpenEvents(ctx, c, turnID, *after, true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		emit(page.Events)
-		return nil
+		if page.Result != nil && page.Last == *after {
+			res := *page.Result
+			return &res, nil
+		}
+		return nil, nil
 	}
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -101,8 +109,9 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			if h.laterAhead() {
 				continue
 			}
-			if err := read(); err != nil {
-				return nil, false, err
+			res, err := read()
+			if err != nil || res != nil {
+				return res, false, err
 			}
 		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW:
 			return nil, true, nil

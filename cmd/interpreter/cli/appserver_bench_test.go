@@ -16,8 +16,10 @@ import (
 
 // BenchmarkAppServer measures, over the app-server protocol, thread/start
 // and a turn of 3 fake-model steps (two commands, then the answer) from
-// turn/start to turn/completed, against the embedded server with a warm
-// worker (server, worker, fake model and app-server in one process).
+// turn/start to turn/completed, then a one-step continuation turn on the
+// same thread (turn/start to turn/completed, ms/next-turn), against the
+// embedded server with a warm worker (server, worker, fake model and
+// app-server in one process).
 //
 //	go test ./cmd/interpreter/cli/ -run '^$' -bench AppServer -benchtime 20x
 //
@@ -25,12 +27,16 @@ import (
 // BENCH_LOCAL_MODEL_CALLS=1 runs every model call as a local activity, 0
 // as a regular activity (unset: the default, local within a budget, then handed off).
 func BenchmarkAppServer(b *testing.B) {
-	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{benchThreeSteps()}})
+	w := benchWorld(b, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: "reply", Steps: []fakemodel.Step{{Text: "replied"}}},
+		benchThreeSteps(),
+	}})
 	w.StartWorker(devtest.WorkerOptions{Name: "bench"})
 	c := benchAppClient(b, w)
 	c.call("initialize", map[string]any{"clientInfo": map[string]any{"name": "bench", "version": "1"}})
 	c.send(map[string]any{"method": "initialized"})
 	var first time.Duration // turn/start sent to the first item/started
+	var next durations
 	turn := func() (time.Duration, time.Duration) {
 		t0 := time.Now()
 		th := c.call("thread/start", map[string]any{"cwd": w.Dir, "approvalPolicy": "never", "sandbox": "danger-full-access"})
@@ -40,10 +46,14 @@ func BenchmarkAppServer(b *testing.B) {
 		c.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "three steps"}}})
 		c.until("turn/completed")
 		first += c.firstItem.Sub(c.sent)
-		return t1.Sub(t0), time.Since(t1)
+		t2 := time.Now()
+		c.call("turn/start", map[string]any{"threadId": id, "input": []any{map[string]any{"type": "text", "text": "reply"}}})
+		c.until("turn/completed")
+		next = append(next, time.Since(t2))
+		return t1.Sub(t0), t2.Sub(t1)
 	}
 	turn() // warm up: first workflow and activity tasks, connections, caches
-	first = 0
+	first, next = 0, nil
 
 	var start, run time.Duration
 	b.ResetTimer()
@@ -55,6 +65,7 @@ func BenchmarkAppServer(b *testing.B) {
 	b.ReportMetric(float64(start.Microseconds())/1000/float64(b.N), "ms/thread-start")
 	b.ReportMetric(float64(run.Microseconds())/1000/float64(b.N), "ms/turn")
 	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "ms/first-item")
+	next.report(b, "next-turn")
 }
 
 type benchApp struct {
