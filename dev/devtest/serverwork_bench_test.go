@@ -107,6 +107,7 @@ func awaitIdle(b *testing.B, w *World, thread string) {
 type work struct {
 	wft, act, markers, events float64
 	persist                   map[string]float64 // by operation
+	persistMs                 map[string]float64 // time in persistence, by operation
 }
 
 func (w *work) add(o work) {
@@ -116,6 +117,12 @@ func (w *work) add(o work) {
 	}
 	for k, v := range o.persist {
 		w.persist[k] += v
+	}
+	if w.persistMs == nil {
+		w.persistMs = map[string]float64{}
+	}
+	for k, v := range o.persistMs {
+		w.persistMs[k] += v
 	}
 }
 
@@ -132,6 +139,10 @@ func (w work) scale(f float64) work {
 	r := work{wft: w.wft * f, act: w.act * f, markers: w.markers * f, events: w.events * f, persist: map[string]float64{}}
 	for k, v := range w.persist {
 		r.persist[k] = v * f
+	}
+	r.persistMs = map[string]float64{}
+	for k, v := range w.persistMs {
+		r.persistMs[k] = v * f
 	}
 	return r
 }
@@ -161,6 +172,11 @@ func (w work) report(b *testing.B, name string) {
 	b.ReportMetric(w.events, "events/"+name)
 	b.ReportMetric(w.total(), "persist/"+name)
 	b.ReportMetric(w.writes(), "persist-writes/"+name)
+	var ms float64
+	for _, v := range w.persistMs {
+		ms += v
+	}
+	b.ReportMetric(ms, "persist-ms/"+name)
 }
 
 func (w work) String() string {
@@ -175,8 +191,17 @@ func (w work) String() string {
 			parts = append(parts, fmt.Sprintf("%s %.1f", k, v))
 		}
 	}
-	return fmt.Sprintf("%.1f workflow tasks, %.1f activity tasks, %.1f markers (local activities, side effects), %.1f history events; persistence %.1f requests (%.1f writes): %s",
-		w.wft, w.act, w.markers, w.events, w.total(), w.writes(), strings.Join(parts, ", "))
+	var ms float64
+	var slow []string
+	for k, v := range w.persistMs {
+		ms += v
+		if v > 0.5 || v < -0.5 {
+			slow = append(slow, fmt.Sprintf("%s %.1f ms", k, v))
+		}
+	}
+	sort.Strings(slow)
+	return fmt.Sprintf("%.1f ms in persistence (%s); %.1f workflow tasks, %.1f activity tasks, %.1f markers (local activities, side effects), %.1f history events; persistence %.1f requests (%.1f writes): %s",
+		ms, strings.Join(slow, ", "), w.wft, w.act, w.markers, w.events, w.total(), w.writes(), strings.Join(parts, ", "))
 }
 
 // isWrite tells a persistence operation that changes the database.
@@ -191,7 +216,12 @@ func isWrite(op string) bool {
 
 // persistenceWork sums the persistence_requests counter by operation.
 func persistenceWork(s metricstest.CaptureSnapshot) work {
-	wk := work{persist: map[string]float64{}}
+	wk := work{persist: map[string]float64{}, persistMs: map[string]float64{}}
+	for _, r := range s["persistence_latency"] {
+		if d, ok := r.Value.(time.Duration); ok {
+			wk.persistMs[r.Tags["operation"]] += float64(d.Microseconds()) / 1000
+		}
+	}
 	for _, r := range s["persistence_requests"] {
 		op := r.Tags["operation"]
 		switch v := r.Value.(type) {
