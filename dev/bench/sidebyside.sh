@@ -13,6 +13,8 @@
 # `npm i --prefix /tmp/codex140 @openai/codex@0.140.0` (CODEX171, CODEX140
 # name others). 0.171 has no `mcp-server` and offers `exec_command` where
 # 0.140 offers `shell_command`; both run the command in a login shell.
+# CODEX_HOME_DIR sets the HOME Codex and its login shells run with
+# (default: the user's, as our benchmarks run).
 # Each run takes the shared machine's heavy lock (/work/coord/heavy.lock
 # when it exists), so builds of others do not land in the middle of one.
 set -e
@@ -21,6 +23,7 @@ ROUNDS=${ROUNDS:-10} THREADS=${THREADS:-50}
 CODEX171=${CODEX171:-e2e/codexcli/node_modules/.bin/codex}
 CODEX140=${CODEX140:-/tmp/codex140/node_modules/.bin/codex}
 LOCK=${LOCK:-/work/coord/heavy.lock}
+CODEX_HOME_DIR=${CODEX_HOME_DIR:-$HOME}
 locked() { if [ -e "$LOCK" ]; then flock "$LOCK" "$@"; else "$@"; fi; }
 bench() { sed -n 's/^\(Benchmark[^ \t]*\)-[0-9]*[ \t]*[0-9]*[ \t]*[0-9.]* ns\/op[ \t]*/\1 /p' | tr -s ' \t' ' '; }
 load() { echo "# load $(cut -d' ' -f1-3 /proc/loadavg)"; }
@@ -41,14 +44,14 @@ if [ "$ONLY" != ours ]; then
   if [ -x "$CODEX140" ]; then
     echo "## codex 0.140"
     load
-    locked /tmp/sidebyside-codexdriver -codex "$CODEX140" -tool shell_command -rounds "$ROUNDS" -threads "$THREADS" -what mcp,appserver,step,concurrent
+    locked /tmp/sidebyside-codexdriver -codex "$CODEX140" -home "$CODEX_HOME_DIR" -tool shell_command -rounds "$ROUNDS" -threads "$THREADS" -what mcp,appserver,step,concurrent
   else
     echo "## codex 0.140: $CODEX140 missing"
   fi
   if [ -x "$CODEX171" ]; then
     echo "## codex 0.171"
     load
-    locked /tmp/sidebyside-codexdriver -codex "$CODEX171" -tool exec_command -rounds "$ROUNDS" -threads "$THREADS" -what appserver,step,concurrent
+    locked /tmp/sidebyside-codexdriver -codex "$CODEX171" -home "$CODEX_HOME_DIR" -tool exec_command -rounds "$ROUNDS" -threads "$THREADS" -what appserver,step,concurrent
   else
     echo "## codex 0.171: $CODEX171 missing"
   fi

@@ -25,6 +25,7 @@ func main() {
 	threads := flag.Int("threads", 50, "threads at once in the concurrent measurement")
 	modelMs := flag.Int("model-ms", 200, "the fake model's latency in the concurrent measurement")
 	tool := flag.String("tool", "shell_command", "the shell tool the model calls: shell_command, exec_command or shell")
+	userHome := flag.String("home", os.Getenv("HOME"), "HOME for Codex and its login shells (default: the user's, as the interpreter's benchmarks run)")
 	keep := flag.Bool("keep", false, "keep the working directory (Codex's home, logs)")
 	flag.Parse()
 	work, err := os.MkdirTemp("", "codexdriver-")
@@ -36,7 +37,7 @@ func main() {
 	} else {
 		fmt.Fprintf(os.Stderr, "codexdriver: working directory %s\n", work)
 	}
-	b := &bench{codex: *codex, work: work, tool: *tool, rounds: *rounds}
+	b := &bench{codex: *codex, work: work, tool: *tool, rounds: *rounds, home: *userHome}
 	if out, err := execOutput(*codex, "--version"); err == nil {
 		fmt.Printf("# %s\n", strings.TrimSpace(out))
 	}
@@ -66,9 +67,9 @@ func fail(err error) {
 }
 
 type bench struct {
-	codex, work, tool string
-	rounds            int
-	seq               int
+	codex, work, tool, home string
+	rounds                  int
+	seq                     int
 }
 
 // shellStep is one model step that runs `echo step` through the shell
@@ -132,7 +133,7 @@ stream_max_retries = 0
 	return &env{model: m, cwd: cwd, log: log, vars: []string{
 		// The user's HOME, so a login shell reads the same profile as the
 		// interpreter's commands do in its benchmarks.
-		"CODEX_HOME=" + home, "HOME=" + os.Getenv("HOME"), "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "RUST_LOG=warn",
+		"CODEX_HOME=" + home, "HOME=" + b.home, "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "RUST_LOG=warn",
 	}}, nil
 }
 
