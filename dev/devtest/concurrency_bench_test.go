@@ -15,6 +15,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 
+	"github.com/interpreter-dev/interpreter/dev/devserver"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/frontend/threads"
 	"github.com/interpreter-dev/interpreter/workflows"
@@ -31,6 +32,7 @@ import (
 // or failed with UNHANDLED_COMMAND, and model requests beyond one per step
 // (calls made twice). dev/devtest/concurrency.sh runs N = 10/50/100/200.
 // BENCH_MODEL_MS sets the model's latency (a fast model: 0-20),
+// BENCH_SQLITE_SYNC sets the server's SQLite synchronous pragma,
 // BENCH_FOLLOW=1 follows each turn as the front ends do, and
 // BENCH_TEMPORAL_ADDRESS runs against a server of its own (the Temporal
 // CLI's dev server, a cluster) instead of the embedded one. With -v each
@@ -62,7 +64,9 @@ func BenchmarkConcurrentThreads(b *testing.B) {
 	if addr := os.Getenv("BENCH_TEMPORAL_ADDRESS"); addr != "" {
 		w = StartAt(b, addr, script)
 	} else {
-		w = StartFile(b, script)
+		// BENCH_SQLITE_SYNC=normal: the server's SQLite without an fsync
+		// per commit (devserver.Options.Synchronous).
+		w = StartFileWith(b, script, devserver.Options{Synchronous: os.Getenv("BENCH_SQLITE_SYNC")})
 	}
 	w.StartWorker(WorkerOptions{Name: "bench"})
 	runConcurrent(b, w, 1, fmt.Sprintf("warm-up-%d", time.Now().UnixNano())) // a warm worker, as a running one is

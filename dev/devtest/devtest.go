@@ -53,6 +53,14 @@ func StartFile(tb testing.TB, script *fakemodel.Script) *World {
 	return start(tb, script, devserver.Options{DBFile: filepath.Join(tb.TempDir(), "temporal.sqlite")})
 }
 
+// StartFileWith is [StartFile] with more server options (a metrics
+// handler, say); DBFile is set here.
+func StartFileWith(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *World {
+	tb.Helper()
+	opts.DBFile = filepath.Join(tb.TempDir(), "temporal.sqlite")
+	return start(tb, script, opts)
+}
+
 // StartAt is [Start] against a Temporal server that runs as its own
 // process at address (a cluster, or the Temporal CLI's dev server).
 func StartAt(tb testing.TB, address string, script *fakemodel.Script) *World {
