@@ -78,7 +78,19 @@ func TestAppServerSubAgentApprovalReachesTheRoot(t *testing.T) {
 		t.Fatalf("approvals asked: %d of the sub-agent, %d of the root (want one each)", fromSub, fromRoot)
 	}
 	// As Codex's app-server does, the root's client also gets the
-	// sub-agent's own stream, with its threadId.
+	// sub-agent's own stream, with its threadId. It is followed apart from
+	// the root's, so some of it may come after the root's turn/completed.
+	for subSeen["turn/started"] == 0 || subSeen["command completed"] == 0 {
+		m := a.Read(30 * time.Second)
+		p, _ := m["params"].(map[string]any)
+		if tid, _ := p["threadId"].(string); tid == "" || tid == root || m["id"] != nil {
+			continue
+		}
+		subSeen[m["method"].(string)]++
+		if it, _ := p["item"].(map[string]any); m["method"] == "item/completed" && it["type"] == "commandExecution" && it["command"] == "echo once >> by-sub-agent" {
+			subSeen["command completed"]++
+		}
+	}
 	if subSeen["turn/started"] != 1 || subSeen["command completed"] != 1 {
 		t.Errorf("the sub-agent's notifications on the root's connection: %v (want its turn/started and its command's item/completed)", subSeen)
 	}
