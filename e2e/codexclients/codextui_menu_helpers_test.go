@@ -257,15 +257,19 @@ func grepLines(s, sub string) string {
 	return strings.Join(out, "\n")
 }
 
-// waitExit waits for the TUI's process to end.
+// waitExit waits for the TUI's process to end and be reaped. tmux marks
+// the pane dead when its terminal closes, which can come before it has
+// collected the exit status: until then #{pane_dead_status} is empty.
 func (u *menuTUI) waitExit() {
 	u.t.Helper()
 	e2etest.WaitUntil(u.t, u.dead, 45*time.Second, "the TUI to exit", u.screen)
+	u.poll(10*time.Second, func() bool { return u.exitStatus() != "" })
 }
 
-// exitStatus is the exit status of the TUI's ended process.
+// exitStatus is the exit status of the TUI's ended process, or
+// "signal N" when a signal ended it.
 func (u *menuTUI) exitStatus() string {
-	out, _ := exec.Command("tmux", "display-message", "-p", "-t", u.session, "#{pane_dead_status}").Output()
+	out, _ := exec.Command("tmux", "display-message", "-p", "-t", u.session, "#{pane_dead_status}#{?pane_dead_signal,signal #{pane_dead_signal},}").Output()
 	return strings.TrimSpace(string(out))
 }
 
