@@ -155,10 +155,35 @@ func (u *menuTUI) awaitAnswers(before map[string]int, methods ...string) {
 			}
 		}
 		return true
-	}, 45*time.Second, fmt.Sprintf("the server to answer %v", methods), func() string { return fmt.Sprint(now) })
+	}, 45*time.Second, fmt.Sprintf("the server to answer %v", methods), func() string { return fmt.Sprint(now) + "\n" + u.screen() })
 	if u.dead() {
 		u.t.Fatalf("the TUI exited while waiting for %v:\n%s", methods, u.history())
 	}
+}
+
+// turnsRunning is how many turns the server has started and not yet
+// completed, by its notifications to the newest connection (one that
+// closed mid-turn, before a restart, never sees its turn complete).
+func (u *menuTUI) turnsRunning() int {
+	var conn int64
+	n := map[int64]int{}
+	for _, m := range readTranscriptIfAny(u.transcript) {
+		var note struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if m.Dir != "out" || json.Unmarshal(m.Msg, &note) != nil || normalID(note.ID) != "" {
+			continue
+		}
+		conn = max(conn, m.Conn)
+		switch note.Method {
+		case "turn/started":
+			n[m.Conn]++
+		case "turn/completed":
+			n[m.Conn]--
+		}
+	}
+	return n[conn]
 }
 
 // readTranscriptIfAny is readTranscript for a file that may not exist yet
@@ -257,20 +282,18 @@ func grepLines(s, sub string) string {
 	return strings.Join(out, "\n")
 }
 
-// waitExit waits for the TUI's process to end and be reaped. tmux marks
-// the pane dead when its terminal closes, which can come before it has
-// collected the exit status: until then #{pane_dead_status} is empty.
+// waitExit waits for the TUI's process to end. The pane dies once the
+// shell that ran the TUI, and wrote its status, has ended.
 func (u *menuTUI) waitExit() {
 	u.t.Helper()
 	e2etest.WaitUntil(u.t, u.dead, 45*time.Second, "the TUI to exit", u.screen)
-	u.poll(10*time.Second, func() bool { return u.exitStatus() != "" })
 }
 
-// exitStatus is the exit status of the TUI's ended process, or
-// "signal N" when a signal ended it.
+// exitStatus is the exit status of the TUI's ended process as its shell
+// saw it (128+N for signal N), or "" if it has not ended.
 func (u *menuTUI) exitStatus() string {
-	out, _ := exec.Command("tmux", "display-message", "-p", "-t", u.session, "#{pane_dead_status}#{?pane_dead_signal,signal #{pane_dead_signal},}").Output()
-	return strings.TrimSpace(string(out))
+	b, _ := os.ReadFile(u.status)
+	return strings.TrimSpace(string(b))
 }
 
 // idle tells whether the composer is empty and waiting: its footer shows
@@ -283,8 +306,15 @@ func idle(screen string) bool { return strings.Contains(screen, "? for shortcuts
 // two would open the transcript's backtrack view).
 func (u *menuTUI) settle() {
 	u.t.Helper()
+	// The composer can look idle in the moment between two turns (a goal's
+	// continuation starts as the turn before it ends): the server's
+	// transcript decides whether a turn still runs.
+	if u.poll(20*time.Second, func() bool { return u.dead() || (idle(u.screen()) && u.turnsRunning() == 0) }) {
+		return
+	}
 	ready := func() bool { return u.dead() || idle(u.screen()) }
-	if u.poll(20*time.Second, ready) {
+	if ready() {
+		u.t.Logf("the composer is idle, but the server counts %d turns running", u.turnsRunning())
 		return
 	}
 	for range 3 {

@@ -339,6 +339,6 @@ func logoutEntry(u *menuTUI) {
 		u.t.Errorf("account/logout was not answered")
 	}
 	if st := u.exitStatus(); st != "0" {
-		u.t.Errorf("the TUI exited with status %s:\n%s", st, u.history())
+		u.t.Errorf("the TUI exited with status %q:\n%s", st, u.history())
 	}
 }

@@ -19,6 +19,10 @@ import (
 type tmuxTUI struct {
 	t       *testing.T
 	session string
+	// status is the file the pane's shell writes the TUI's exit status to.
+	// tmux's own #{pane_dead_status} is not enough: its server has been
+	// seen to leave the ended process unreaped (a zombie) for seconds.
+	status string
 }
 
 // startTUI starts `codex --remote url ARGS...` (flags such as
@@ -40,14 +44,16 @@ func startTUIAs(t *testing.T, e *env, url, name string, args ...string) *tmuxTUI
 		t.Fatal(err)
 	}
 	session := fmt.Sprintf("interpreter-e2e-%d-%s%s", os.Getpid(), strings.NewReplacer("/", "-", ".", "-", ":", "-").Replace(t.Name()), name)
-	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= exec %q --remote %q", e.Work, e.Home, home, codexBinary(t), url)
+	status := filepath.Join(t.TempDir(), "tui-exit-status")
+	cmd := fmt.Sprintf("cd %q && HOME=%q CODEX_HOME=%q OPENAI_API_KEY= %q --remote %q", e.Work, e.Home, home, codexBinary(t), url)
 	for _, a := range args {
 		cmd += fmt.Sprintf(" %q", a)
 	}
+	cmd += fmt.Sprintf("; echo $? > %q", status)
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	tui := &tmuxTUI{t: t, session: session}
+	tui := &tmuxTUI{t: t, session: session, status: status}
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() })
 	return tui
 }
