@@ -50,12 +50,28 @@ func startTUIAs(t *testing.T, e *env, url, name string, args ...string) *tmuxTUI
 		cmd += fmt.Sprintf(" %q", a)
 	}
 	cmd += fmt.Sprintf("; echo $? > %q", status)
-	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v\n%s", err, out)
-	}
+	newSession(t, session, cmd)
 	tui := &tmuxTUI{t: t, session: session, status: status}
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", session).Run() })
 	return tui
+}
+
+// newSession starts a detached tmux session running cmd. When the last
+// session has just been killed, its server may still be exiting: a client
+// that reached it then fails ("server exited unexpectedly") and is tried
+// again, with a new server.
+func newSession(t *testing.T, session, cmd string) {
+	t.Helper()
+	for try := 1; ; try++ {
+		out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput()
+		if err == nil {
+			return
+		}
+		if try == 5 || !strings.Contains(string(out), "server exited unexpectedly") {
+			t.Fatalf("tmux new-session: %v\n%s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond) // the old server's exit: nothing to await from here
+	}
 }
 
 // close ends the TUI (its tmux session).
