@@ -50,6 +50,9 @@ func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, 
 func Follow(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
 	for {
 		res, next, err := followRun(ctx, c, turnID, &after, fn)
+		if err == nil && !next {
+			noteEnded(turnID)
+		}
 		if err != nil || !next {
 			return res, err
 		}
