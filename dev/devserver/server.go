@@ -228,8 +228,19 @@ func dynamicConfig() dynamicconfig.StaticClient {
 	// Updates that long-poll the event log are many and short-lived.
 	dc[dynamicconfig.MakeKey("history.maxInFlightUpdates")] = 100
 	dc[dynamicconfig.MakeKey("history.maxTotalUpdates")] = 100000
+	dc[dynamicconfig.MakeKey("history.longPollExpirationInterval")] = HistoryLongPoll
 	return dc
 }
+
+// HistoryLongPoll is how long the server holds a history long poll (a
+// turn's follower waiting for its next event) before it answers empty
+// and the follower asks again: the server's default is 20 s, so each
+// follower of a quiet turn re-armed its poll every 20 s. The Go SDK gives
+// the call 65 s (the server answers a second before that); the same
+// setting bounds an update's long poll, which the SDK gives 60 s, so it
+// stays well below both. On a Temporal CLI server, the same comes from
+// `--dynamic-config-value history.longPollExpirationInterval='"50s"'`.
+const HistoryLongPoll = 50 * time.Second
 
 func buildConfig(opts Options) (*config.Config, error) {
 	var conf config.Config
