@@ -20,7 +20,7 @@ const workerStopped = "[interrupted: the worker running this command stopped; th
 // it). That heartbeat is as old as the command's silence allows: a
 // command that prints heartbeats within a fraction of a second, a quiet
 // one a second after it starts and then every quarter of its heartbeat
-// timeout (75 s by default), so the time is the command's run to within
+// timeout (2.5 min by default), so the time is the command's run to within
 // that, never more than it ran.
 func interruptedReport(err error, note string) (durationMs int64, output string) {
 	var canceled *temporal.CanceledError

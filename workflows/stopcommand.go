@@ -11,8 +11,8 @@ import (
 
 // commandHeartbeat is a shell command's heartbeat timeout. Its worker
 // heartbeats a quarter of that while the command prints nothing (every
-// 75 s), and as output grows (throttled) while it prints, so a quiet
-// command costs the server a call a minute or so. Nothing waits on that
+// 2.5 min), and as output grows (throttled) while it prints, so a quiet
+// command costs the server a call every few minutes. Nothing waits on that
 // cadence: an interrupt reaches the command's worker directly
 // ([activities.Activities.StopCommand]), a worker that dies is found at
 // once by the other workers of its host (lock files) or by itself when
@@ -20,7 +20,7 @@ import (
 // turn's history when the command prints. Only a worker lost for good
 // with no worker left on its host (a machine of a cluster gone) costs
 // this long; ExecHeartbeat in the thread's config chooses another value.
-const commandHeartbeat = 5 * time.Minute
+const commandHeartbeat = 10 * time.Minute
 
 func (t *turn) commandHeartbeat() time.Duration {
 	if hb := t.in.Config.ExecHeartbeat; hb > 0 {

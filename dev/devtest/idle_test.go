@@ -101,9 +101,10 @@ func idleTurns(t *testing.T) int {
 }
 
 // idleWindow is how long TestIdleOpenTurnsCostLittle counts calls
-// (IDLE_WINDOW overrides, in seconds): the calls of a quiet turn come a
-// minute or so apart, so a window shorter than two minutes counts one
-// call more or less per turn, which is more than the bound.
+// (IDLE_WINDOW overrides, in seconds): the calls of a quiet turn come
+// half a minute (its follower's long poll) to minutes (its heartbeat)
+// apart, so a shorter window would count one call more or less per turn,
+// which is a good part of the bound.
 func idleWindow(t *testing.T) time.Duration {
 	if s := os.Getenv("IDLE_WINDOW"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -112,7 +113,7 @@ func idleWindow(t *testing.T) time.Duration {
 		}
 		return time.Duration(n) * time.Second
 	}
-	return 2 * time.Minute
+	return 150 * time.Second
 }
 
 // idleBound is the most calls a second an idle open turn may cost.
@@ -272,7 +273,7 @@ func TestInterruptStopsAQuietCommandAtOnce(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	// Past the first heartbeat: the next keep-alive is 75 s away.
+	// Past the first heartbeat: the next keep-alive is minutes away.
 	time.Sleep(1500 * time.Millisecond)
 	start := time.Now()
 	if err := threads.Interrupt(ctx, w.Client, id); err != nil {
