@@ -26,6 +26,9 @@ type Activities struct {
 	// CommandWorker tells the identity of the worker running a turn's
 	// shell command (by its call id), for StopCommand.
 	CommandWorker func(ctx context.Context, turnID, callID string) (string, error)
+	// Wake sends a turn's run [LiveWakeSignal] (the worker fills it from
+	// its Temporal client); nil: commands wake no followers.
+	Wake func(ctx context.Context, workflowID, runID string) error
 	// Failover lets a handed-off model call outlive its worker (the worker
 	// fills it from its Temporal client).
 	Failover Failover

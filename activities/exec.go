@@ -227,10 +227,12 @@ func (a *Activities) waitCommand(ctx context.Context, c *command, budget time.Du
 	defer liveTick.Stop()
 	var sent int64
 	var beat time.Time
+	wake := a.newWaker(ctx, c.start)
 	heartbeat := func() {
 		if activity.IsActivity(ctx) {
 			p := c.live.progress(c.in.CallID)
 			p.ElapsedMs = time.Since(c.start).Milliseconds()
+			p.WakeAfterMs = wake.afterMs()
 			sent, beat = p.Total, time.Now()
 			activity.RecordHeartbeat(ctx, p)
 		}
@@ -250,6 +252,9 @@ loop:
 			break loop
 		case <-liveTick.C:
 			if c.live.written() != sent {
+				// Output after a silence wakes the followers first, so
+				// the heartbeat tells them the silence the next wake needs.
+				wake.grew(ctx, time.Now())
 				heartbeat()
 			}
 		case <-tick.C:

@@ -13,7 +13,7 @@ import (
 // changed heartbeats: a quarter of its heartbeat timeout, so three beats
 // may be late or lost before the server takes the worker for dead. The
 // turn chooses the timeout: long for a shell command, whose quiet hours
-// then cost a heartbeat every few seconds instead of every second (an
+// then cost a heartbeat every few minutes instead of every second (an
 // interrupt does not wait for one: see [Activities.StopCommand]), short
 // for a model call, whose worker's loss should cost little. Outside an
 // activity, or without a timeout, it is [Activities.HeartbeatEvery].

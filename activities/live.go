@@ -25,6 +25,10 @@ type ExecProgress struct {
 	// last heartbeat the server kept tells the workflow how long a command
 	// ran whose worker died.
 	ElapsedMs int64 `json:"elapsed_ms,omitempty"`
+	// WakeAfterMs, when set, is the silence after which the command's
+	// next output wakes the turn's followers through its history
+	// ([LiveWakeSignal]); 0: it wakes no one, so followers keep asking.
+	WakeAfterMs int64 `json:"wake_after_ms,omitempty"`
 }
 
 // ModelProgress is the heartbeat detail of a model call whose answer is

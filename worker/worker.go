@@ -131,6 +131,9 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.Activities.CommandWorker == nil {
 		o.Activities.CommandWorker = commandWorker(c)
 	}
+	if o.Activities.Wake == nil {
+		o.Activities.Wake = wakeFollowers(c)
+	}
 	// Sessions this process holds are reached on a queue only it polls
 	// (see workflows: unified exec); set before the host worker polls.
 	// Stops of its commands go there too: the host worker's identity

@@ -89,6 +89,14 @@ func (l *eventLog) tail(n, budget int) ([]Event, int) {
 }
 
 func (l *eventLog) register(ctx workflow.Context) error {
+	// A command's worker wakes the turn's followers through its history
+	// ([SignalLiveWake]); the turn takes those signals and does nothing
+	// else with them (no command, so no replay differs).
+	wakes := workflow.GetSignalChannel(ctx, SignalLiveWake)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for wakes.Receive(ctx, nil) {
+		}
+	})
 	if err := workflow.SetQueryHandler(ctx, QueryEvents, func(req EventsRequest) (EventsPage, error) {
 		return l.page(req), nil
 	}); err != nil {

@@ -17,9 +17,11 @@ const workerStopped = "[interrupted: the worker running this command stopped; th
 // so a replay reads the same: a cancelled command's own result (Exec
 // returns it as the cancellation's details), or, for a command whose
 // worker died, the last heartbeat the server kept (the timeout carries
-// it). That heartbeat is at most a second old (Exec heartbeats every
-// second, and the worker's throttle is shorter), so the time is the
-// command's run to within that second, never more than it ran.
+// it). That heartbeat is as old as the command's silence allows: a
+// command that prints heartbeats within a fraction of a second, a quiet
+// one a second after it starts and then every quarter of its heartbeat
+// timeout (2.5 min by default), so the time is the command's run to within
+// that, never more than it ran.
 func interruptedReport(err error, note string) (durationMs int64, output string) {
 	var canceled *temporal.CanceledError
 	if errors.As(err, &canceled) && canceled.HasDetails() {

@@ -49,6 +49,12 @@ type (
 	ModelProgress = activities.ModelProgress
 )
 
+// SignalLiveWake is the signal a running command's worker sends its turn
+// when the command prints after a silence, so that the turn's history
+// moves and its followers look at the live output again (see
+// [ExecProgress].WakeAfterMs). The turn ignores it.
+const SignalLiveWake = activities.LiveWakeSignal
+
 // LiveTailBytes bounds the output one heartbeat carries: a reader that
 // polls less often than that much output is written misses bytes.
 const LiveTailBytes = activities.LiveTailBytes

@@ -9,12 +9,18 @@ import (
 	"github.com/interpreter-dev/interpreter/activities"
 )
 
-// commandHeartbeat is a shell command's heartbeat timeout. Its worker heartbeats a quarter of that while the
-// command prints nothing, and as output grows (throttled) while it
-// prints, so a quiet command costs the server a call every 5 s, not every
-// second. A worker that dies is still found at once when it restarts
-// (worker.Reclaim); only a worker lost for good costs this long.
-const commandHeartbeat = 20 * time.Second
+// commandHeartbeat is a shell command's heartbeat timeout. Its worker
+// heartbeats a quarter of that while the command prints nothing (every
+// 2.5 min), and as output grows (throttled) while it prints, so a quiet
+// command costs the server a call every few minutes. Nothing waits on that
+// cadence: an interrupt reaches the command's worker directly
+// ([activities.Activities.StopCommand]), a worker that dies is found at
+// once by the other workers of its host (lock files) or by itself when
+// it restarts (worker.Reclaim), and followers are woken through the
+// turn's history when the command prints. Only a worker lost for good
+// with no worker left on its host (a machine of a cluster gone) costs
+// this long; ExecHeartbeat in the thread's config chooses another value.
+const commandHeartbeat = 10 * time.Minute
 
 func (t *turn) commandHeartbeat() time.Duration {
 	if hb := t.in.Config.ExecHeartbeat; hb > 0 {

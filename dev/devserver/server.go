@@ -228,8 +228,22 @@ func dynamicConfig() dynamicconfig.StaticClient {
 	// Updates that long-poll the event log are many and short-lived.
 	dc[dynamicconfig.MakeKey("history.maxInFlightUpdates")] = 100
 	dc[dynamicconfig.MakeKey("history.maxTotalUpdates")] = 100000
+	dc[dynamicconfig.MakeKey("history.longPollExpirationInterval")] = HistoryLongPoll
 	return dc
 }
+
+// HistoryLongPoll is how long the server holds a history long poll (a
+// turn's follower waiting for its next event) before it answers empty
+// and the follower asks again; the server's default is 20 s. What bounds
+// it: the Go SDK gives the call 65 s, but the frontend's own call to the
+// history service has a fixed 30 s timeout, and the history service
+// answers a second before its caller's deadline, so a long poll lasts 29 s
+// at most. The same setting is how long an update waits for its outcome
+// before answering "not yet" (the SDK then asks again); that wait is not
+// cut short by the deadline, so it stays 2 s below the 30 s. On a
+// Temporal CLI server, the same comes from
+// `--dynamic-config-value history.longPollExpirationInterval='"28s"'`.
+const HistoryLongPoll = 28 * time.Second
 
 func buildConfig(opts Options) (*config.Config, error) {
 	var conf config.Config

@@ -85,6 +85,10 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 		}
 		return nil, nil
 	}
+	moved := historyMoved(ctx)
+	// What arrived since the log was last read: a workflow task that
+	// followed only wakes changed nothing in the log, so it is not read.
+	since := sinceOther
 	hctx, stop := context.WithCancel(ctx)
 	defer stop()
 	// The current run, read from its first event: no describe first (one
@@ -108,10 +112,23 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			return nil, false, fmt.Errorf("following turn %s: %w", turnID, err)
 		}
 		switch {
+		case isWake(ev):
+			moved()
+			if since == sinceNothing {
+				since = sinceWakes
+			}
+		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+			ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
 		case ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			moved()
 			// A later completion or the run's close already on its way
 			// (the same page) answers for this one: no query for it.
 			if h.laterAhead() {
+				continue
+			}
+			wakesOnly := since == sinceWakes
+			since = sinceNothing
+			if wakesOnly {
 				continue
 			}
 			res, err := read()
@@ -147,6 +164,8 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 				emit(page.Events)
 			}
 			return nil, false, err
+		default:
+			since = sinceOther
 		}
 	}
 	if ctx.Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -58,6 +59,9 @@ type LiveOutput struct {
 	c      client.Client
 	turnID string
 	seen   map[string]int64 // bytes returned so far, by activity id and attempt
+	// wakeAfter and wakes are what the last poll found ([LiveOutput.Wakes]).
+	wakeAfter time.Duration
+	wakes     bool
 }
 
 // NewLiveOutput reads the live output of the turn with workflow id turnID.
@@ -74,21 +78,33 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 	}
 	var out []LiveChunk
 	dc := converter.GetDefaultDataConverter()
+	l.wakes, l.wakeAfter = true, 0
 	for _, pa := range d.GetPendingActivities() {
+		kind := pa.GetActivityType().GetName()
+		live := kind == workflows.ActivityExec || kind == workflows.ActivityExecCommand ||
+			kind == workflows.ActivityWriteStdin || kind == workflows.ActivityCallModel
 		if pa.GetHeartbeatDetails() == nil {
+			// Not begun, or not heartbeated yet: it promised nothing.
+			l.wakes = l.wakes && !live
 			continue
 		}
 		var p workflows.ExecProgress
 		step := -1
 		var thought *workflows.ExecProgress
-		switch pa.GetActivityType().GetName() {
+		switch kind {
 		// Unified-exec calls heartbeat as Exec does; a write_stdin's output
 		// belongs to the exec_command call that started its session.
 		case workflows.ActivityExec, workflows.ActivityExecCommand, workflows.ActivityWriteStdin:
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
+				l.wakes = false
 				continue // a heartbeat of an older build (a byte count)
 			}
+			if kind != workflows.ActivityExec || p.WakeAfterMs <= 0 {
+				l.wakes = false // a session's call, or an older build: it wakes no one
+			}
+			l.wakeAfter = max(l.wakeAfter, time.Duration(p.WakeAfterMs)*time.Millisecond)
 		case workflows.ActivityCallModel:
+			l.wakes = false // it streams: look closely
 			var m workflows.ModelProgress
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &m) != nil {
 				continue // a heartbeat without details
@@ -119,6 +135,15 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 	return out, nil
 }
 
+// Wakes tells what the last [LiveOutput.Poll] found: ok when everything
+// running that could show live output wakes the turn's followers (its
+// history moves) should it print after a silence of after, the longest
+// such silence ([workflows.ExecProgress].WakeAfterMs); after is 0 when
+// nothing runs that could show any. A follower that has seen no news for
+// twice after, and then polled once more, may stop polling until the
+// turn's history moves.
+func (l *LiveOutput) Wakes() (after time.Duration, ok bool) { return l.wakeAfter, l.wakes }
+
 // newOutput is what p holds past position seen.
 func newOutput(p workflows.ExecProgress, seen int64) (LiveChunk, bool) {
 	if p.Total <= seen {
@@ -142,61 +167,3 @@ func newOutput(p workflows.ExecProgress, seen int64) (LiveChunk, bool) {
 func callOfActivity(id string) string {
 	return strings.TrimSuffix(id, "-unsandboxed")
 }
-
-// LiveQuietPolls is how many empty polls in a row a [LivePace] makes at
-// every tick before it backs off.
-const LiveQuietPolls = 30
-
-// LiveMaxGap is the most ticks a [LivePace] lets pass between polls of a
-// quiet turn.
-const LiveMaxGap = 100
-
-// LivePace is how front ends pace their polls of a turn's live output: every
-// tick while the turn shows news and for LiveQuietPolls ticks after (the
-// first output of a command that talks comes as soon as it did before),
-// then with gaps that double from 10 ticks to LiveMaxGap, and never while
-// the turn waits for a client (nothing runs then). Every logged event
-// re-arms it ([LivePace.Moved]): the follower already learns of those
-// from its history long poll, for free. With the front ends' 100 ms tick
-// a turn whose command prints nothing for minutes is asked about every
-// 10 s, not every second; a quiet command that starts to talk is seen
-// within that. The zero value is ready; it is not safe for concurrent
-// use.
-type LivePace struct {
-	quiet, gap, wait int // polls without news, the current gap, ticks left of it
-	ticks            int // ticks without news
-}
-
-// Due tells whether to poll at this tick; waiting: the turn waits for a
-// client (or has not begun).
-func (p *LivePace) Due(waiting bool) bool {
-	if waiting {
-		return false
-	}
-	p.ticks++
-	if p.wait > 0 {
-		p.wait--
-		return false
-	}
-	return true
-}
-
-// Polled records what a poll brought.
-func (p *LivePace) Polled(news bool) {
-	if news {
-		p.Moved()
-		return
-	}
-	p.quiet++
-	if p.quiet < LiveQuietPolls {
-		return
-	}
-	p.gap = min(max(2*p.gap, 10), LiveMaxGap)
-	p.wait = p.gap - 1
-}
-
-// Moved records that the turn's log moved: look closely again.
-func (p *LivePace) Moved() { p.quiet, p.gap, p.wait, p.ticks = 0, 0, 0, 0 }
-
-// Quiet is the number of ticks in a row without news.
-func (p *LivePace) Quiet() int { return p.ticks }

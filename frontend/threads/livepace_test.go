@@ -1,6 +1,9 @@
 package threads
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestLivePace(t *testing.T) {
 	var p LivePace
@@ -40,5 +43,70 @@ func TestLivePace(t *testing.T) {
 	p.Polled(true)
 	if p.Quiet() != 0 || !p.Due(false) {
 		t.Fatal("news did not reset the pace")
+	}
+}
+
+// A turn that wakes its follower is left alone once it has been quiet for
+// the whole silence its wake needs, measured by a poll made after it; it
+// is polled again when its history moves, or after LiveParkedGap.
+func TestLivePaceParksAQuietTurnThatWakes(t *testing.T) {
+	const park = 120
+	var p LivePace
+	var at []int
+	for tick := 1; tick <= 20000; tick++ {
+		if p.Due(false) {
+			at = append(at, tick)
+			p.ParkAfter(park)
+			p.Polled(false)
+		}
+	}
+	// The last poll before parking comes after the silence, not before.
+	parkedAt := -1
+	for i := 1; i < len(at); i++ {
+		if at[i]-at[i-1] > LiveMaxGap {
+			parkedAt = at[i-1]
+			break
+		}
+	}
+	if parkedAt < park {
+		t.Fatalf("parked at tick %d, before the %d quiet ticks its wake needs (polls at %v)", parkedAt, park, at)
+	}
+	if !p.Parked() {
+		t.Fatal("not parked")
+	}
+	if n := len(at); n > LiveQuietPolls+8+20000/LiveParkedGap {
+		t.Fatalf("%d polls in 20000 ticks (at %v)", n, at)
+	}
+	p.Moved()
+	if p.Parked() || !p.Due(false) {
+		t.Fatal("a turn whose history moved is not polled at once")
+	}
+	// A poll that says the turn might print without a wake never parks.
+	p = LivePace{}
+	for tick := 0; tick < 2000; tick++ {
+		if p.Due(false) {
+			p.ParkAfter(0)
+			p.Polled(false)
+		}
+	}
+	if p.Parked() {
+		t.Fatal("parked a turn that does not wake its followers")
+	}
+}
+
+func TestParkTicks(t *testing.T) {
+	for _, c := range []struct {
+		after, tick time.Duration
+		want        int
+	}{
+		{5 * time.Second, 100 * time.Millisecond, 100},
+		{0, 100 * time.Millisecond, LiveQuietPolls},
+		{time.Second, 100 * time.Millisecond, LiveQuietPolls},
+		{5 * time.Second, 300 * time.Millisecond, 34},
+		{5 * time.Second, 0, 0},
+	} {
+		if got := ParkTicks(c.after, c.tick); got != c.want {
+			t.Errorf("ParkTicks(%v, %v) = %d, want %d", c.after, c.tick, got, c.want)
+		}
 	}
 }

@@ -99,6 +99,13 @@ type LiveReader interface {
 	Poll(ctx context.Context) ([]LiveChunk, error)
 }
 
+// LiveWaker is a [LiveReader] that tells whether its turn wakes its
+// followers ([LiveOutput.Wakes]); a stream whose reader is one stops
+// polling a turn quiet that long until the turn's history moves.
+type LiveWaker interface {
+	Wakes() (after time.Duration, ok bool)
+}
+
 // Source is where a stream reads its turn: [NewStream]'s reads Temporal;
 // front ends build one over their backends (and their tests' fakes).
 type Source struct {
@@ -225,9 +232,19 @@ func (s *Stream) run(ctx context.Context, send func(Update)) {
 			send(u)
 		}
 	}
+	// Every move of the turn's history (a workflow task, a command's
+	// wake) is a reason to look at the live output again.
+	fctx := ctx
+	if s.src.Live != nil {
+		fctx = withHistoryMoved(ctx, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.st.pace.Moved()
+		})
+	}
 	var known *workflows.TurnResult
 	for failures := 0; ; {
-		res, err := s.src.Follow(ctx, after, onEvent)
+		res, err := s.src.Follow(fctx, after, onEvent)
 		if ctx.Err() != nil {
 			end(Update{Err: ctx.Err()})
 			return
@@ -311,7 +328,14 @@ func (s *Stream) poll(ctx context.Context, send func(Update)) {
 			}
 			continue
 		}
+		park := 0
+		if w, ok := s.src.Live.(LiveWaker); ok {
+			if after, wakes := w.Wakes(); wakes {
+				park = ParkTicks(after, s.o.Poll)
+			}
+		}
 		s.mu.Lock()
+		st.pace.ParkAfter(park)
 		st.pace.Polled(len(chunks) > 0)
 		for _, ch := range chunks {
 			if ctx.Err() != nil {
@@ -330,4 +354,12 @@ func (s *Stream) Quiet() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.st.pace.Quiet()
+}
+
+// Parked tells whether the stream has stopped polling the live output of
+// a quiet turn until the turn's history moves ([LivePace.Parked]).
+func (s *Stream) Parked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.pace.Parked()
 }
