@@ -113,7 +113,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.HostQueue == "" {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
-	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(),
+	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(o.HostQueue),
 		MaxHeartbeatThrottleInterval: o.LiveThrottle, StickyScheduleToStartTimeout: StickyScheduleToStartTimeout}
 	if base.MaxHeartbeatThrottleInterval <= 0 {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
