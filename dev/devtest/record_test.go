@@ -204,6 +204,10 @@ func (w *World) save(ctx context.Context, name, threadID string) {
 }
 
 func (w *World) saveChain(ctx context.Context, name, workflowID string) {
+	w.TB.Helper()
+	if !*record {
+		return
+	}
 	runs, err := w.ChainStats(ctx, workflowID)
 	if err != nil {
 		w.TB.Fatal(err)
