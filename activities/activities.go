@@ -101,10 +101,10 @@ type Activities struct {
 	handoffOnce sync.Once
 	// kept holds answers whose transcript could not be stored (storefail.go).
 	kept    keptAnswers
-	handoff *handoffs
+	handoff *handoffs[*modelCall]
 	// handed are commands local activities handed off (localexec.go).
 	handedOnce sync.Once
-	handed     *handedOffCommands
+	handed     *handoffs[*command]
 	mcp        mcpPool
 
 	sessionsOnce sync.Once

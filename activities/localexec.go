@@ -2,10 +2,6 @@ package activities
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -125,47 +121,20 @@ func turnOf(ctx context.Context) string {
 // activity's schedule-to-start timeout.
 const commandUnclaimed = 15 * time.Second
 
-// handedOffCommands hold commands that outran their local activity's
-// budget until the regular activity that waits for them takes them.
-type handedOffCommands struct {
-	mu   sync.Mutex
-	cmds map[string]*command
-	// prefix tells this process's keys from an earlier one's.
-	prefix string
-	n      atomic.Int64
-}
-
-func (a *Activities) handedOff() *handedOffCommands {
+// handedOff returns the worker's registry of commands that outran their
+// local activity's budget, made on first use. One not taken over is
+// stopped.
+func (a *Activities) handedOff() *handoffs[*command] {
 	a.handedOnce.Do(func() {
-		a.handed = &handedOffCommands{cmds: map[string]*command{}, prefix: strconv.FormatInt(time.Now().UnixNano(), 36)}
+		a.handed = newHandoffs(commandUnclaimed,
+			func(c *command) string { return c.in.CallID },
+			func(c *command) {
+				c.stop(errStopped)
+				<-c.proc.Done()
+				c.release()
+			})
 	})
 	return a.handed
-}
-
-func (h *handedOffCommands) put(c *command) string {
-	key := fmt.Sprintf("%s/%s/%d", h.prefix, c.in.CallID, h.n.Add(1))
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.cmds[key] = c
-	c.unclaimed = time.AfterFunc(commandUnclaimed, func() {
-		if c := h.take(key); c != nil {
-			c.stop(errStopped)
-			<-c.proc.Done()
-			c.release()
-		}
-	})
-	return key
-}
-
-func (h *handedOffCommands) take(key string) *command {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c := h.cmds[key]
-	if c != nil {
-		delete(h.cmds, key)
-		c.unclaimed.Stop()
-	}
-	return c
 }
 
 // ForgetCommandsInput names the turn's commands whose outcome is in
