@@ -54,6 +54,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("automation", recordAutomation)
 	t.Run("bgterm", recordBgterm)
 	t.Run("approvalstatus", recordApprovalStatus)
+	t.Run("localcmd", recordLocalCommands)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown
