@@ -105,7 +105,10 @@ type Activities struct {
 	// handed are commands local activities handed off (localexec.go).
 	handedOnce sync.Once
 	handed     *handoffs[*command]
-	mcp        mcpPool
+	// local are the commands local activities started (localexec.go).
+	localOnce sync.Once
+	local     *localRuns
+	mcp       mcpPool
 
 	sessionsOnce sync.Once
 	sessions     *sessionManager

@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -76,6 +77,10 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 		return nil, err
 	}
 	if !fresh {
+		// Reported interrupted: an earlier attempt's command that still
+		// runs in this process (its workflow task failed while it ran, or
+		// after it was handed off) is ended first.
+		a.localRuns().end(turn, in.Key)
 		return &LocalExecOutput{StartedBefore: true}, nil
 	}
 	c, early, err := a.startCommand(ctx, in.Exec, true)
@@ -85,6 +90,7 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 		}
 		return &LocalExecOutput{Output: early}, nil
 	}
+	a.localRuns().add(turn, in.Key, c)
 	out, err := a.waitCommand(ctx, c, in.Budget)
 	switch {
 	case out == nil && err == nil:
@@ -129,12 +135,66 @@ func (a *Activities) handedOff() *handoffs[*command] {
 		a.handed = newHandoffs(commandUnclaimed,
 			func(c *command) string { return c.in.CallID },
 			func(c *command) {
-				c.stop(errStopped)
-				<-c.proc.Done()
+				endCommand(c)
 				c.release()
 			})
 	})
 	return a.handed
+}
+
+// localRuns are the commands this process's local activities started,
+// by turn and key, while their processes run.
+type localRuns struct {
+	mu   sync.Mutex
+	cmds map[string]*command
+}
+
+func (a *Activities) localRuns() *localRuns {
+	a.localOnce.Do(func() { a.local = &localRuns{cmds: map[string]*command{}} })
+	return a.local
+}
+
+// add keeps c until its process ends.
+func (l *localRuns) add(turn, key string, c *command) {
+	id := turn + "\x00" + key
+	l.mu.Lock()
+	l.cmds[id] = c
+	l.mu.Unlock()
+	go func() {
+		<-c.proc.Done()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.cmds[id] == c {
+			delete(l.cmds, id)
+		}
+	}()
+}
+
+// running tells whether turn's command key runs here.
+func (l *localRuns) running(turn, key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cmds[turn+"\x00"+key] != nil
+}
+
+// end stops turn's command key if it runs here, and waits until its
+// processes are gone.
+func (l *localRuns) end(turn, key string) {
+	l.mu.Lock()
+	c := l.cmds[turn+"\x00"+key]
+	l.mu.Unlock()
+	if c != nil {
+		endCommand(c)
+	}
+}
+
+// endCommand stops c and waits until its processes are gone. It kills
+// them itself: a handed-off command that no activity took over has no
+// [Activities.waitCommand] to do it.
+func endCommand(c *command) {
+	c.stop(errStopped)
+	c.proc.Kill()
+	<-c.proc.Done()
 }
 
 // ForgetCommandsInput names the turn's commands whose outcome is in
