@@ -91,6 +91,9 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 		return &LocalExecOutput{Output: early}, nil
 	}
 	a.localRuns().add(turn, in.Key, c)
+	// A stop (StopCommand, an earlier attempt's record found) kills the
+	// command even while it is handed off and no activity waits for it.
+	context.AfterFunc(c.stopCtx, c.proc.Kill)
 	out, err := a.waitCommand(ctx, c, in.Budget)
 	switch {
 	case out == nil && err == nil:

@@ -157,3 +157,24 @@ func TestExecHereStartedBeforeEndsTheEarlierRun(t *testing.T) {
 		t.Fatal("the handed-off command still runs after the attempt that found its record returned")
 	}
 }
+
+// A stop that reaches a handed-off command before an activity took it
+// over (StopCommand of an interrupted turn) kills it.
+func TestStoppedHandedOffCommandIsKilled(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue, a.SessionQueue = "host-a", "host-a-sessions-1"
+	in := localInput("item_1/c1", "sleep", "30")
+	in.Budget = 20 * time.Millisecond
+	out, err := a.ExecHere(context.Background(), in)
+	if err != nil || out.Handoff == "" {
+		t.Fatalf("not handed off: %+v %v", out, err)
+	}
+	c := a.handedOff().take(out.Handoff)
+	defer c.release()
+	c.stop(errStopped)
+	select {
+	case <-c.proc.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stopped command still runs")
+	}
+}
