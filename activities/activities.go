@@ -104,11 +104,14 @@ type Activities struct {
 	handoffOnce sync.Once
 	// kept holds answers whose transcript could not be stored (storefail.go).
 	kept    keptAnswers
-	handoff *handoffs
+	handoff *handoffs[*modelCall]
 	// handed are commands local activities handed off (localexec.go).
 	handedOnce sync.Once
-	handed     *handedOffCommands
-	mcp        mcpPool
+	handed     *handoffs[*command]
+	// local are the commands local activities started (localexec.go).
+	localOnce sync.Once
+	local     *localRuns
+	mcp       mcpPool
 
 	sessionsOnce sync.Once
 	sessions     *sessionManager

@@ -129,8 +129,6 @@ type command struct {
 	runCtx  context.Context
 	// release frees the timeout, the stop registration and the log file.
 	release func()
-	// unclaimed ends a handed-off command no activity took over.
-	unclaimed *time.Timer
 }
 
 // startCommand starts in's command. It returns either the running

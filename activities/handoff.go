@@ -19,50 +19,69 @@ const handoffLifetime = 10 * time.Minute
 // the call afresh anyway.
 const handoffUnclaimed = 15 * time.Second
 
-// handoffs holds the model calls that outran their local activity's
-// budget until the regular activity that goes on with them takes them.
-type handoffs struct {
+// handoffs holds work that outran its local activity's budget (a model
+// call still streaming, a command still running) until the regular
+// activity that goes on with it takes it. What no activity takes within
+// its unclaimed time is dropped.
+type handoffs[T comparable] struct {
 	mu    sync.Mutex
-	calls map[string]*modelCall
+	items map[string]handoffItem[T]
 	// prefix tells this process's keys from an earlier one's, so a key
-	// recorded before a restart never finds a newer call.
-	prefix string
-	n      atomic.Int64
+	// recorded before a restart never finds newer work.
+	prefix    string
+	n         atomic.Int64
+	unclaimed time.Duration
+	// name is the readable part of an item's key; drop ends an item
+	// nobody took.
+	name func(T) string
+	drop func(T)
 }
 
-func newHandoffs() *handoffs {
-	return &handoffs{calls: map[string]*modelCall{}, prefix: strconv.FormatInt(time.Now().UnixNano(), 36)}
+type handoffItem[T any] struct {
+	v     T
+	timer *time.Timer
 }
 
-// handoffs returns the worker's registry, made on first use.
-func (a *Activities) handoffs() *handoffs {
-	a.handoffOnce.Do(func() { a.handoff = newHandoffs() })
+func newHandoffs[T comparable](unclaimed time.Duration, name func(T) string, drop func(T)) *handoffs[T] {
+	return &handoffs[T]{items: map[string]handoffItem[T]{}, prefix: strconv.FormatInt(time.Now().UnixNano(), 36),
+		unclaimed: unclaimed, name: name, drop: drop}
+}
+
+// handoffs returns the worker's registry of model calls, made on first use.
+func (a *Activities) handoffs() *handoffs[*modelCall] {
+	a.handoffOnce.Do(func() {
+		a.handoff = newHandoffs(handoffUnclaimed,
+			func(c *modelCall) string { return fmt.Sprintf("%s/%d", c.in.TurnID, c.in.Step) },
+			func(c *modelCall) { c.cancel() })
+	})
 	return a.handoff
 }
 
-// put keeps c and returns its key; a call not taken within
-// handoffUnclaimed is cancelled and dropped.
-func (h *handoffs) put(c *modelCall) string {
-	key := fmt.Sprintf("%s/%s/%d/%d", h.prefix, c.in.TurnID, c.in.Step, h.n.Add(1))
+// put keeps v and returns its key.
+func (h *handoffs[T]) put(v T) string {
+	key := fmt.Sprintf("%s/%s/%d", h.prefix, h.name(v), h.n.Add(1))
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.calls[key] = c
-	c.unclaimed = time.AfterFunc(handoffUnclaimed, func() {
-		if c := h.take(key); c != nil {
-			c.cancel()
+	h.items[key] = handoffItem[T]{v: v, timer: time.AfterFunc(h.unclaimed, func() {
+		var none T
+		if v := h.take(key); v != none {
+			h.drop(v)
 		}
-	})
+	})}
 	return key
 }
 
-// take removes and returns the call with key, nil when there is none.
-func (h *handoffs) take(key string) *modelCall {
+// take removes and returns the item with key, the zero value when there
+// is none.
+func (h *handoffs[T]) take(key string) T {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	c := h.calls[key]
-	if c != nil {
-		delete(h.calls, key)
-		c.unclaimed.Stop()
+	it, ok := h.items[key]
+	if !ok {
+		var none T
+		return none
 	}
-	return c
+	delete(h.items, key)
+	it.timer.Stop()
+	return it.v
 }

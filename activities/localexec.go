@@ -2,10 +2,7 @@ package activities
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -80,6 +77,10 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 		return nil, err
 	}
 	if !fresh {
+		// Reported interrupted: an earlier attempt's command that still
+		// runs in this process (its workflow task failed while it ran, or
+		// after it was handed off) is ended first.
+		a.localRuns().end(turn, in.Key)
 		return &LocalExecOutput{StartedBefore: true}, nil
 	}
 	c, early, err := a.startCommand(ctx, in.Exec, true)
@@ -89,6 +90,10 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 		}
 		return &LocalExecOutput{Output: early}, nil
 	}
+	a.localRuns().add(turn, in.Key, c)
+	// A stop (StopCommand, an earlier attempt's record found) kills the
+	// command even while it is handed off and no activity waits for it.
+	context.AfterFunc(c.stopCtx, c.proc.Kill)
 	out, err := a.waitCommand(ctx, c, in.Budget)
 	switch {
 	case out == nil && err == nil:
@@ -125,47 +130,74 @@ func turnOf(ctx context.Context) string {
 // activity's schedule-to-start timeout.
 const commandUnclaimed = 15 * time.Second
 
-// handedOffCommands hold commands that outran their local activity's
-// budget until the regular activity that waits for them takes them.
-type handedOffCommands struct {
-	mu   sync.Mutex
-	cmds map[string]*command
-	// prefix tells this process's keys from an earlier one's.
-	prefix string
-	n      atomic.Int64
-}
-
-func (a *Activities) handedOff() *handedOffCommands {
+// handedOff returns the worker's registry of commands that outran their
+// local activity's budget, made on first use. One not taken over is
+// stopped.
+func (a *Activities) handedOff() *handoffs[*command] {
 	a.handedOnce.Do(func() {
-		a.handed = &handedOffCommands{cmds: map[string]*command{}, prefix: strconv.FormatInt(time.Now().UnixNano(), 36)}
+		a.handed = newHandoffs(commandUnclaimed,
+			func(c *command) string { return c.in.CallID },
+			func(c *command) {
+				endCommand(c)
+				c.release()
+			})
 	})
 	return a.handed
 }
 
-func (h *handedOffCommands) put(c *command) string {
-	key := fmt.Sprintf("%s/%s/%d", h.prefix, c.in.CallID, h.n.Add(1))
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.cmds[key] = c
-	c.unclaimed = time.AfterFunc(commandUnclaimed, func() {
-		if c := h.take(key); c != nil {
-			c.stop(errStopped)
-			<-c.proc.Done()
-			c.release()
-		}
-	})
-	return key
+// localRuns are the commands this process's local activities started,
+// by turn and key, while their processes run.
+type localRuns struct {
+	mu   sync.Mutex
+	cmds map[string]*command
 }
 
-func (h *handedOffCommands) take(key string) *command {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	c := h.cmds[key]
+func (a *Activities) localRuns() *localRuns {
+	a.localOnce.Do(func() { a.local = &localRuns{cmds: map[string]*command{}} })
+	return a.local
+}
+
+// add keeps c until its process ends.
+func (l *localRuns) add(turn, key string, c *command) {
+	id := turn + "\x00" + key
+	l.mu.Lock()
+	l.cmds[id] = c
+	l.mu.Unlock()
+	go func() {
+		<-c.proc.Done()
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.cmds[id] == c {
+			delete(l.cmds, id)
+		}
+	}()
+}
+
+// running tells whether turn's command key runs here.
+func (l *localRuns) running(turn, key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cmds[turn+"\x00"+key] != nil
+}
+
+// end stops turn's command key if it runs here, and waits until its
+// processes are gone.
+func (l *localRuns) end(turn, key string) {
+	l.mu.Lock()
+	c := l.cmds[turn+"\x00"+key]
+	l.mu.Unlock()
 	if c != nil {
-		delete(h.cmds, key)
-		c.unclaimed.Stop()
+		endCommand(c)
 	}
-	return c
+}
+
+// endCommand stops c and waits until its processes are gone. It kills
+// them itself: a handed-off command that no activity took over has no
+// [Activities.waitCommand] to do it.
+func endCommand(c *command) {
+	c.stop(errStopped)
+	c.proc.Kill()
+	<-c.proc.Done()
 }
 
 // ForgetCommandsInput names the turn's commands whose outcome is in

@@ -97,3 +97,84 @@ func isAppErr(err error, typ string) bool {
 	var app *temporal.ApplicationError
 	return errors.As(err, &app) && app.Type() == typ
 }
+
+// An attempt that finds the record of a command still running in this
+// process (an earlier attempt's workflow task failed while the command
+// ran, or after it was handed off) ends that command before it reports
+// the command interrupted: an interrupted command's processes are gone.
+func TestExecHereStartedBeforeEndsTheEarlierRun(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue, a.SessionQueue = "host-a", "host-a-sessions-1"
+	ctx := context.Background()
+
+	// Still in its local activity.
+	first := make(chan *LocalExecOutput, 1)
+	go func() {
+		out, err := a.ExecHere(ctx, localInput("item_1/c1", "sleep", "30"))
+		if err != nil {
+			t.Error(err)
+		}
+		first <- out
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !a.localRuns().running("", "item_1/c1") {
+		if time.Now().After(deadline) {
+			t.Fatal("the first attempt's command did not start")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	again, err := a.ExecHere(ctx, localInput("item_1/c1", "sleep", "30"))
+	if err != nil || !again.StartedBefore {
+		t.Fatalf("repeated attempt: %+v %v", again, err)
+	}
+	select {
+	case out := <-first:
+		if out == nil || !out.Canceled {
+			t.Fatalf("the first attempt's command was not stopped: %+v", out)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first attempt's command still runs")
+	}
+
+	// Handed off, and not taken over yet.
+	in := localInput("item_2/c2", "sleep", "30")
+	in.Budget = 20 * time.Millisecond
+	out, err := a.ExecHere(ctx, in)
+	if err != nil || out.Handoff == "" {
+		t.Fatalf("not handed off: %+v %v", out, err)
+	}
+	if again, err := a.ExecHere(ctx, in); err != nil || !again.StartedBefore {
+		t.Fatalf("repeated attempt: %+v %v", again, err)
+	}
+	c := a.handedOff().take(out.Handoff)
+	if c == nil {
+		t.Fatal("the handed-off command is gone from the registry")
+	}
+	defer c.release()
+	select {
+	case <-c.proc.Done():
+	default:
+		t.Fatal("the handed-off command still runs after the attempt that found its record returned")
+	}
+}
+
+// A stop that reaches a handed-off command before an activity took it
+// over (StopCommand of an interrupted turn) kills it.
+func TestStoppedHandedOffCommandIsKilled(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue, a.SessionQueue = "host-a", "host-a-sessions-1"
+	in := localInput("item_1/c1", "sleep", "30")
+	in.Budget = 20 * time.Millisecond
+	out, err := a.ExecHere(context.Background(), in)
+	if err != nil || out.Handoff == "" {
+		t.Fatalf("not handed off: %+v %v", out, err)
+	}
+	c := a.handedOff().take(out.Handoff)
+	defer c.release()
+	c.stop(errStopped)
+	select {
+	case <-c.proc.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stopped command still runs")
+	}
+}

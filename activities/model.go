@@ -146,11 +146,9 @@ type modelCall struct {
 	// thought is the reasoning summary streamed so far.
 	thought *liveTail
 	cancel  context.CancelFunc
-	// unclaimed drops the call when no activity takes it over.
-	unclaimed *time.Timer
-	done      chan struct{}
-	ans       harness.Answer
-	err       error
+	done    chan struct{}
+	ans     harness.Answer
+	err     error
 }
 
 // startCall prepares the request and starts streaming the answer. A call

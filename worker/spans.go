@@ -25,26 +25,30 @@ import (
 type spanInterceptor struct {
 	interceptor.WorkerInterceptorBase
 	tracer trace.Tracer
+	// hostQueue tells which local commands this worker runs itself.
+	hostQueue string
 }
 
-// WorkerInterceptors are the interceptors for worker.Options: the spans of
-// model calls and tool runs. Nil tracing gives none.
-func (t *Tracing) WorkerInterceptors() []interceptor.WorkerInterceptor {
+// WorkerInterceptors are the interceptors for worker.Options of a worker
+// serving the workspace host hostQueue: the spans of model calls and
+// tool runs. Nil tracing gives none.
+func (t *Tracing) WorkerInterceptors(hostQueue string) []interceptor.WorkerInterceptor {
 	if t == nil {
 		return nil
 	}
-	return []interceptor.WorkerInterceptor{&spanInterceptor{tracer: t.tracer}}
+	return []interceptor.WorkerInterceptor{&spanInterceptor{tracer: t.tracer, hostQueue: hostQueue}}
 }
 
 func (s *spanInterceptor) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
-	i := &spanActivity{tracer: s.tracer}
+	i := &spanActivity{tracer: s.tracer, hostQueue: s.hostQueue}
 	i.Next = next
 	return i
 }
 
 type spanActivity struct {
 	interceptor.ActivityInboundInterceptorBase
-	tracer trace.Tracer
+	tracer    trace.Tracer
+	hostQueue string
 }
 
 func (s *spanActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
@@ -58,6 +62,10 @@ func (s *spanActivity) ExecuteActivity(ctx context.Context, in *interceptor.Exec
 			return s.shell(ctx, in, &arg)
 		case *activities.ExecInput:
 			return s.shell(ctx, in, arg)
+		case activities.LocalExecInput:
+			return s.localShell(ctx, in, &arg)
+		case *activities.LocalExecInput:
+			return s.localShell(ctx, in, arg)
 		case activities.CompactInput:
 			return s.compaction(ctx, in, &arg)
 		case *activities.CompactInput:
@@ -156,7 +164,54 @@ func (s *spanActivity) compaction(ctx context.Context, in *interceptor.ExecuteAc
 }
 
 func (s *spanActivity) shell(ctx context.Context, in *interceptor.ExecuteActivityInput, ei *activities.ExecInput) (any, error) {
-	ctx, span := s.tracer.Start(ctx, "execute_tool shell", trace.WithAttributes(
+	ctx, span := s.startShell(ctx, ei)
+	defer span.End()
+	if ei.Resume != "" {
+		// The rest of a command a local activity started (its own span).
+		span.SetAttributes(attribute.Bool("interpreter.resumed", true))
+	}
+	res, err := s.Next.ExecuteActivity(ctx, in)
+	if err != nil {
+		failSpan(span, err)
+		return res, err
+	}
+	if out, ok := res.(*activities.ExecOutput); ok {
+		shellOutcome(span, out)
+	}
+	return res, err
+}
+
+// localShell is the span of a command run as a local activity, when this
+// worker serves its host (another answers that it runs elsewhere, and the
+// regular activity there has the span). A command handed off has a
+// second span, of the activity that waits for its end.
+func (s *spanActivity) localShell(ctx context.Context, in *interceptor.ExecuteActivityInput, li *activities.LocalExecInput) (any, error) {
+	if li.HostQueue == "" || li.HostQueue != s.hostQueue {
+		return s.Next.ExecuteActivity(ctx, in)
+	}
+	ctx, span := s.startShell(ctx, &li.Exec)
+	defer span.End()
+	span.SetAttributes(attribute.Bool("interpreter.local", true))
+	res, err := s.Next.ExecuteActivity(ctx, in)
+	if err != nil {
+		failSpan(span, err)
+		return res, err
+	}
+	out, ok := res.(*activities.LocalExecOutput)
+	switch {
+	case !ok || out == nil:
+	case out.Handoff != "":
+		span.SetAttributes(attribute.Bool("interpreter.handed_off", true))
+	case out.StartedBefore:
+		span.SetStatus(codes.Error, "started before")
+	default:
+		shellOutcome(span, out.Output)
+	}
+	return res, err
+}
+
+func (s *spanActivity) startShell(ctx context.Context, ei *activities.ExecInput) (context.Context, trace.Span) {
+	return s.tracer.Start(ctx, "execute_tool shell", trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", "shell"),
 		attribute.String("gen_ai.tool.type", "function"),
@@ -165,23 +220,20 @@ func (s *spanActivity) shell(ctx context.Context, in *interceptor.ExecuteActivit
 		attribute.String("process.command_line", clipAttr(strings.Join(ei.Command, " "), 1000)),
 		attribute.String("process.working_directory", ei.Cwd),
 	))
-	defer span.End()
-	res, err := s.Next.ExecuteActivity(ctx, in)
-	if err != nil {
-		failSpan(span, err)
-		return res, err
+}
+
+func shellOutcome(span trace.Span, out *activities.ExecOutput) {
+	if out == nil {
+		return
 	}
-	if out, ok := res.(*activities.ExecOutput); ok && out != nil {
-		span.SetAttributes(
-			attribute.Int("process.exit.code", out.ExitCode),
-			attribute.Int64("interpreter.output_bytes", out.TotalBytes),
-			attribute.Bool("interpreter.timed_out", out.TimedOut),
-		)
-		if out.StartError != "" {
-			span.SetStatus(codes.Error, out.StartError)
-		}
+	span.SetAttributes(
+		attribute.Int("process.exit.code", out.ExitCode),
+		attribute.Int64("interpreter.output_bytes", out.TotalBytes),
+		attribute.Bool("interpreter.timed_out", out.TimedOut),
+	)
+	if out.StartError != "" {
+		span.SetStatus(codes.Error, out.StartError)
 	}
-	return res, err
 }
 
 func (s *spanActivity) patch(ctx context.Context, in *interceptor.ExecuteActivityInput, pi *activities.PatchInput) (any, error) {

@@ -113,7 +113,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	if o.HostQueue == "" {
 		return nil, fmt.Errorf("worker: a host queue is required")
 	}
-	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(),
+	base := worker.Options{Identity: o.Identity, Interceptors: o.Tracing.WorkerInterceptors(o.HostQueue),
 		MaxHeartbeatThrottleInterval: o.LiveThrottle, StickyScheduleToStartTimeout: StickyScheduleToStartTimeout}
 	if base.MaxHeartbeatThrottleInterval <= 0 {
 		base.MaxHeartbeatThrottleInterval = DefaultLiveThrottle
@@ -157,6 +157,10 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	host.RegisterActivity(o.Activities.RunCommandJob)
 	sessOpts := base
 	sessOpts.DisableWorkflowWorker = true
+	// Named as the host worker is: a handed-off command's pending Exec
+	// runs here, and a stop that reached another worker of the host
+	// finds this process's queue from it.
+	sessOpts.Identity = hostOpts.Identity
 	sessions := worker.New(c, o.Activities.SessionQueue, sessOpts)
 	sessions.RegisterActivity(o.Activities.WriteStdin)
 	sessions.RegisterActivity(o.Activities.CloseSessions)

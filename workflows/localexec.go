@@ -31,8 +31,35 @@ const (
 // before it is handed off; its output shows to followers that much later.
 const commandBudget = time.Second
 
-// localCommandsChange marks turns that run commands locally first.
+// localCommandsChange marks turns that run commands locally first;
+// from version [localCommandsBounded] on, within [localTaskBudget].
 const localCommandsChange = "local-commands"
+
+const localCommandsBounded = 2
+
+// Bounds of one workflow task's local commands. A command past them
+// runs as a regular activity, which ends the task: a task's local
+// activities reach history together when it completes, so this keeps
+// that completion small (each marker carries the command's output) and
+// lets the turn's continue-as-new check, which reads the history length
+// at the start of a task, see the turn grow. Without them a turn of
+// quick steps could run hundreds of steps in one task.
+const (
+	maxLocalCommandsPerTask = 8
+	maxLocalOutputPerTask   = 256 << 10
+	// eventsPerLocalStep is what a step of local work adds to history:
+	// its model call's marker and its command's.
+	eventsPerLocalStep = 2
+)
+
+// localTaskBudget is what the current workflow task spent on local
+// commands.
+type localTaskBudget struct {
+	// task is the history length at the task's start.
+	task     int
+	commands int
+	bytes    int
+}
 
 // StartedCommand is the host-local record of a command a local activity
 // started: Key names it, Task is the history length at the start of the
@@ -48,7 +75,33 @@ func (t *turn) localCommands(ctx workflow.Context) bool {
 	if cfg.HostQueue == "" || cfg.Commands != CommandsLocal {
 		return false
 	}
-	return workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, 1) == 1
+	v := workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, localCommandsBounded)
+	return v == 1 || v >= localCommandsBounded && t.localRoom(ctx)
+}
+
+// localRoom tells whether the current workflow task may run one more
+// command locally (see [maxLocalCommandsPerTask]).
+func (t *turn) localRoom(ctx workflow.Context) bool {
+	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
+	b := &t.localBudget
+	if b.task != now {
+		*b = localTaskBudget{task: now}
+	}
+	return b.commands < maxLocalCommandsPerTask && b.bytes < maxLocalOutputPerTask &&
+		now+eventsPerLocalStep*(b.commands+1) <= historyEventsLimit(t.in.Config)
+}
+
+// spendLocal counts a command the current task ran locally.
+func (t *turn) spendLocal(ctx workflow.Context, out *activities.ExecOutput) {
+	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
+	b := &t.localBudget
+	if b.task != now {
+		*b = localTaskBudget{task: now}
+	}
+	b.commands++
+	if out != nil {
+		b.bytes += len(out.Output) + len(out.StartError)
+	}
 }
 
 // errStartedBefore tells that a command's record showed an earlier
@@ -80,6 +133,7 @@ func (t *turn) execHere(ctx workflow.Context, opts workflow.ActivityOptions, in 
 		return false, nil
 	}
 	t.st.Started = append(t.st.Started, StartedCommand{Key: key, Task: now})
+	t.spendLocal(ctx, res.Output)
 	switch {
 	case res.StartedBefore:
 		return true, errStartedBefore

@@ -46,6 +46,8 @@ type turn struct {
 	// localTask is the history length at the start of the workflow task
 	// that last made a model call as a local activity ([turn.closeApart]).
 	localTask int
+	// localBudget is what this workflow task spent on local commands.
+	localBudget localTaskBudget
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat
@@ -328,12 +330,17 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 
 func (t *turn) shouldContinueAsNew(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
-	limit := t.in.Config.HistoryEventsCAN
-	if limit <= 0 {
-		limit = 10000
-	}
-	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > limit ||
+	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() > historyEventsLimit(t.in.Config) ||
 		info.GetCurrentHistorySize() > 24<<20
+}
+
+// historyEventsLimit is the history length past which a turn continues
+// as new.
+func historyEventsLimit(cfg ThreadConfig) int {
+	if cfg.HistoryEventsCAN > 0 {
+		return cfg.HistoryEventsCAN
+	}
+	return 10000
 }
 
 func (t *turn) continueAsNew(ctx workflow.Context) error {

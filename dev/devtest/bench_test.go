@@ -71,9 +71,10 @@ func benchTurn20(b *testing.B, start func(testing.TB, *fakemodel.Script) *World,
 	case "0":
 		cfg.ModelCalls = workflows.ModelCallsActivity
 	}
-	// BENCH_LOCAL_COMMANDS=1 measures temporal.local_commands = true.
-	if os.Getenv("BENCH_LOCAL_COMMANDS") == "1" {
-		cfg.Commands = workflows.CommandsLocal
+	// The default runs commands locally first (as `interpreter` does);
+	// BENCH_LOCAL_COMMANDS=0 measures temporal.local_commands = false.
+	if os.Getenv("BENCH_LOCAL_COMMANDS") == "0" {
+		cfg.Commands = workflows.CommandsActivity
 	}
 	// Warm up: first workflow and activity tasks, connections, caches
 	// (and the shell snapshot, taken on the first login shell).

@@ -195,6 +195,8 @@ func (w *World) Config(hostQueue string) workflows.ThreadConfig {
 		MaxSteps:       1000,
 		TurnTimeout:    time.Hour,
 		HostQueue:      hostQueue,
+		// As `interpreter` runs them by default (temporal.local_commands).
+		Commands: workflows.CommandsLocal,
 	}
 }
 

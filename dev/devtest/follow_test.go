@@ -24,7 +24,8 @@ func TestFollowTurnAcrossContinueAsNew(t *testing.T) {
 	}}}})
 	w.StartWorker(WorkerOptions{Name: "w"})
 	cfg := w.Config("")
-	cfg.HistoryEventsCAN = 30 // a few steps per run
+	// A few steps per run: a step of local work adds about two events.
+	cfg.HistoryEventsCAN = 10
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	id := fmt.Sprintf("follow-%d", time.Now().UnixNano())

@@ -26,7 +26,9 @@ func TestLongTurnStaysWithinHistoryLimits(t *testing.T) {
 	}}}})
 	w.StartWorker(WorkerOptions{Name: "w"})
 	cfg := w.Config("")
-	cfg.HistoryEventsCAN = 1500
+	// Steps that run in the workflow task (local model calls and
+	// commands) add about three events each: 500 makes a few runs.
+	cfg.HistoryEventsCAN = 500
 	// About history limits: keep the whole conversation (its ~750k tokens
 	// by the fake model's count would otherwise be compacted).
 	cfg.AutoCompactTokenLimit = -1

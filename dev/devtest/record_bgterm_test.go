@@ -33,6 +33,8 @@ func recordBgterm(t *testing.T) {
 	if res.Status != workflows.StatusCompleted {
 		t.Fatalf("first turn: %s %s", res.Status, res.Error)
 	}
+	// The thread lists the turn's sessions once it has taken in its end.
+	w.awaitTakenIn(ctx, id)
 	if list, err := threads.BackgroundTerminals(ctx, w.Client, id); err != nil || len(list) != 2 {
 		t.Fatalf("background terminals: %v %v", list, err)
 	}

@@ -54,6 +54,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("automation", recordAutomation)
 	t.Run("bgterm", recordBgterm)
 	t.Run("approvalstatus", recordApprovalStatus)
+	t.Run("localcmd", recordLocalCommands)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown
@@ -185,25 +186,39 @@ func (w *World) save(ctx context.Context, name, threadID string) {
 	if !*record {
 		return
 	}
-	var v workflows.ThreadView
-	var err error
-	for {
-		// Wait until the thread has taken in its last turn's result.
-		if v, err = threads.Read(ctx, w.Client, threadID); err != nil {
-			w.TB.Fatal(err)
-		}
-		if v.RunningTurn == "" {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	v := w.awaitTakenIn(ctx, threadID)
 	w.saveChain(ctx, name+"-thread", threadID)
 	for _, turn := range v.Turns {
 		w.saveChain(ctx, fmt.Sprintf("%s-turn-%d", name, turn.Number), turn.TurnID)
 	}
 }
 
+// awaitTakenIn waits until a thread has taken in its last turn's result
+// (a turn's end reaches its client before its thread) and returns the
+// thread's view then.
+func (w *World) awaitTakenIn(ctx context.Context, threadID string) workflows.ThreadView {
+	w.TB.Helper()
+	for {
+		v, err := threads.Read(ctx, w.Client, threadID)
+		if err != nil {
+			w.TB.Fatal(err)
+		}
+		if v.RunningTurn == "" {
+			return v
+		}
+		select {
+		case <-ctx.Done():
+			w.TB.Fatalf("thread %s did not take in its turn: %v", threadID, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 func (w *World) saveChain(ctx context.Context, name, workflowID string) {
+	w.TB.Helper()
+	if !*record {
+		return
+	}
 	runs, err := w.ChainStats(ctx, workflowID)
 	if err != nil {
 		w.TB.Fatal(err)

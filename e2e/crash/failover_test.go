@@ -146,7 +146,10 @@ func (w *workerWorld) holder(turnID, activityType string) string {
 // Two workers of one host, the one running a quiet command SIGKILLed for
 // good: the other sees it die (worker.PeersDirEnv) and reports the
 // command interrupted within a second or so, not after its 10 min heartbeat
-// timeout; the turn goes on, and the command ran once.
+// timeout; the turn goes on, and the command ran once. (The kill comes
+// after the command's first second, which it runs inside the turn's
+// workflow task: then it is an Exec activity on its worker's own queue.
+// TestLostWorkersLocalCommandIsNotRerun kills it within that second.)
 func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
 	const prompt = "lost command cell"
 	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
@@ -160,6 +163,7 @@ func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
 	runs := filepath.Join(w.Work, "runs.txt")
 	e2etest.WaitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "ran") }, 60*time.Second,
 		"the command to run", func() string { return run.Stdout.String() + run.Stderr.String() })
+	w.pendingStarted(turn, "Exec")
 	holder := w.holder(turn, "Exec")
 	victim := a
 	if !strings.Contains(holder, fmt.Sprintf("/%d ", a.Cmd.Process.Pid)) {
@@ -184,5 +188,69 @@ func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(runs); strings.Count(string(b), "ran") != 1 {
 		t.Errorf("the command ran %d times, want once", strings.Count(string(b), "ran"))
+	}
+}
+
+// Two workers of one host, the one running a command inside the turn's
+// workflow task (its first second, as a local activity) SIGKILLed for
+// good: the command's processes die with it; the other worker takes the
+// turn's workflow task once the dead one's times out, finds the command's
+// host-local record and reports it interrupted instead of running it
+// again; the turn goes on.
+func TestLostWorkersLocalCommandIsNotRerun(t *testing.T) {
+	const prompt = "lost local command cell"
+	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
+		{Match: prompt, Steps: []fakemodel.Step{{Shell: "echo ran >> runs.txt; sleep 4; echo end >> runs.txt"}, {Text: "went on"}}},
+	}})
+	a, _ := w.Worker()
+	b, _ := w.Worker()
+	run := w.Exec("--json", prompt)
+	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
+	turn := e2etest.ThreadIDOf(t, e2etest.JSONLines(t, run.Stdout.String())) + "/turn-1"
+	runs := filepath.Join(w.Work, "runs.txt")
+	e2etest.WaitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "ran") }, 60*time.Second,
+		"the command to run", func() string { return run.Stdout.String() + run.Stderr.String() })
+	holder := w.lastTaskWorker(turn)
+	victim := a
+	if !holdsPid(holder, a) {
+		victim = b
+	}
+	if !holdsPid(holder, victim) {
+		t.Fatalf("the turn's workflow task is held by %q, neither worker (%d, %d)", holder, a.Cmd.Process.Pid, b.Cmd.Process.Pid)
+	}
+	victim.Kill()
+	killed := time.Now()
+	if code := run.Wait(90 * time.Second); code != 0 || !strings.Contains(run.Stdout.String(), "went on") {
+		t.Fatalf("exit %d\n%s%s", code, run.Stdout, run.Stderr)
+	}
+	t.Logf("kill to the turn's end %v", time.Since(killed).Round(time.Millisecond))
+	evs := w.history(turn)
+	for _, e := range evs {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "Exec" {
+			t.Fatalf("the command was handed off before the kill (the test needs the kill within its first second):\n%s", dumpHistory(evs))
+		}
+	}
+	items := e2etest.CompletedItems(e2etest.JSONLines(t, run.Stdout.String()))
+	var cmd map[string]any
+	for _, it := range items {
+		if it["type"] == "command_execution" {
+			cmd = it
+		}
+	}
+	if cmd == nil || !strings.Contains(fmt.Sprint(cmd["aggregated_output"]), "interrupted") {
+		t.Fatalf("the command item does not say interrupted: %v", cmd)
+	}
+	if len(w.Model.Server.RequestsContaining("NOT run again")) == 0 {
+		t.Error("the model was not told the command was interrupted")
+	}
+	// Had the command lived on, it would have written its end 4 s after
+	// it began (the turn waits out the dead worker's workflow task, which
+	// takes longer; the wait is for a quicker one).
+	if d := time.Since(killed); d < 5*time.Second {
+		time.Sleep(5*time.Second - d)
+	}
+	b2, _ := os.ReadFile(runs)
+	if strings.Count(string(b2), "ran") != 1 || strings.Contains(string(b2), "end") {
+		t.Errorf("runs.txt %q: want the command started once and killed with its worker", b2)
 	}
 }

@@ -309,11 +309,11 @@ type Temporal struct {
 	// false: always a regular activity, with heartbeats, streamed text and
 	// a labelled bar on the UI's timeline.
 	LocalModelCalls *bool `toml:"local_model_calls"`
-	// LocalCommands chooses how shell commands run. true: a command runs
-	// first inside the turn's workflow task when its worker serves the
-	// workspace host, and one still running after a second is handed off
-	// to a regular activity (workflows.CommandsLocal). Unset or false:
-	// always a regular activity.
+	// LocalCommands chooses how shell commands run. Unset (the default)
+	// or true: a command runs first inside the turn's workflow task when
+	// its worker serves the workspace host, and one still running after a
+	// second is handed off to a regular activity (workflows.CommandsLocal).
+	// false: always a regular activity.
 	LocalCommands *bool `toml:"local_commands"`
 	// UIURL is the base URL of the Temporal Web UI, for links printed by
 	// front ends (default: the dev server's http://127.0.0.1:8233 when

@@ -162,12 +162,12 @@ func ModelCalls(local *bool) string {
 }
 
 // Commands maps temporal.local_commands to how turns run shell commands:
-// true, locally first; unset or false, always as regular activities.
+// unset or true, locally first; false, always as regular activities.
 func Commands(local *bool) string {
-	if local != nil && *local {
-		return workflows.CommandsLocal
+	if local != nil && !*local {
+		return workflows.CommandsActivity
 	}
-	return workflows.CommandsActivity
+	return workflows.CommandsLocal
 }
 
 // projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:

@@ -21,3 +21,19 @@ func TestModelCallsFromConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestCommandsFromConfig(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		local *bool
+		want  string
+	}{
+		{nil, workflows.CommandsLocal},
+		{&yes, workflows.CommandsLocal},
+		{&no, workflows.CommandsActivity},
+	} {
+		if got := Commands(tc.local); got != tc.want {
+			t.Errorf("Commands(%v) = %q, want %q", tc.local, got, tc.want)
+		}
+	}
+}
