@@ -97,3 +97,30 @@ func TestClosingSignalCarriesTheResult(t *testing.T) {
 	require.Equal(t, EventTurnCompleted, sent.Tail[len(sent.Tail)-1].Type)
 	require.Equal(t, res.Tail, sent.Tail)
 }
+
+// A sub-agent's notice that reaches the turn while it closes (here,
+// delivered as the closing task sends its signal) is not lost: the turn's
+// result hands it to the next turn.
+func TestNoticeDuringTheCloseGoesToTheNextTurn(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return answer(in.Step, "done"), nil
+	})
+	env.SetCurrentHistoryLength(3)
+	env.OnSignalExternalWorkflow(mock.Anything, testTurnID, "", signalRecorded, mock.Anything).Return(
+		func(_, _, _, _ string, _ any) error {
+			env.SignalWorkflow(SignalAgentNotice, AgentNotice{Text: "agent A ended"})
+			return errors.New("a workflow may not signal itself")
+		})
+	cfg := testConfig()
+	cfg.ModelCalls = ModelCallsAuto
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
+
+	res := turnResult(t, env)
+	require.Equal(t, StatusCompleted, res.Status, res.Error)
+	var texts []string
+	for _, e := range res.Unsent {
+		texts = append(texts, e.Text)
+	}
+	require.Equal(t, []string{"agent A ended"}, texts)
+}

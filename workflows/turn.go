@@ -325,7 +325,28 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 	// Let event readers that are waiting see the end before the run closes.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
+	res.Unsent = append(res.Unsent, t.closingNotices(ctx)...)
 	return t.closeWith(res)
+}
+
+// closingNotices are the sub-agents' notices that reached the turn while
+// it closed (after the last model call's check, during the close-apart
+// task or the wait above): the thread counts them delivered, so the next
+// turn sends them. The channel is drained here too, because the task that
+// closes may deliver a notice that the receiving coroutine has not yet
+// taken when this one returns.
+func (t *turn) closingNotices(ctx workflow.Context) []harness.Entry {
+	ch := workflow.GetSignalChannel(ctx, SignalAgentNotice)
+	var n AgentNotice
+	for ch.ReceiveAsync(&n) {
+		t.st.Notices = append(t.st.Notices, n.Text)
+	}
+	var out []harness.Entry
+	for _, text := range t.st.Notices {
+		out = append(out, harness.Entry{Kind: harness.KindUser, Text: text})
+	}
+	t.st.Notices = nil
+	return out
 }
 
 func (t *turn) shouldContinueAsNew(ctx workflow.Context) bool {
