@@ -168,12 +168,16 @@ func turnBound(cfg ThreadConfig) time.Duration {
 // commandJob runs the command on the workspace host once. A worker that
 // dies under it leaves it interrupted: its processes die with the
 // worker, and it is not run again.
+const jobHeartbeat = 20 * time.Second
+
 func commandJob(ctx workflow.Context, spec AutomationSpec) AutomationRun {
 	timeout := spec.CommandTimeout
 	if timeout <= 0 {
 		timeout = DefaultCommandJobTimeout
 	}
-	hb := commandHeartbeat
+	// A job's command is not reclaimed by a restarted worker the way a
+	// turn's is: its heartbeat is what finds it cut off, so it stays short.
+	hb := jobHeartbeat
 	if spec.Config.ExecHeartbeat > 0 {
 		hb = spec.Config.ExecHeartbeat
 	}

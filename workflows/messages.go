@@ -176,8 +176,12 @@ type ThreadConfig struct {
 	NotifyCommand []string `json:"notify_command,omitempty"`
 	WebhookURL    string   `json:"webhook_url,omitempty"`
 	// Limits, overridable for tests.
-	MaxToolOutput    int           `json:"max_tool_output,omitempty"`
-	ExecHeartbeat    time.Duration `json:"exec_heartbeat,omitempty"`
+	MaxToolOutput int           `json:"max_tool_output,omitempty"`
+	ExecHeartbeat time.Duration `json:"exec_heartbeat,omitempty"`
+	// CommandHeartbeat is a shell command's heartbeat timeout ([temporal]
+	// command_heartbeat; 0: 10 min). What it bounds is how long a command
+	// whose machine vanished with all its workers stays running.
+	CommandHeartbeat time.Duration `json:"command_heartbeat,omitempty"`
 	ModelHeartbeat   time.Duration `json:"model_heartbeat,omitempty"`
 	HistoryEventsCAN int           `json:"history_events_can,omitempty"`
 	// ModelCalls chooses how model calls run: ModelCallsAuto (""),

@@ -19,11 +19,15 @@ import (
 // it restarts (worker.Reclaim), and followers are woken through the
 // turn's history when the command prints. Only a worker lost for good
 // with no worker left on its host (a machine of a cluster gone) costs
-// this long; ExecHeartbeat in the thread's config chooses another value.
+// this long; CommandHeartbeat in the thread's config chooses another
+// value (a cluster whose machines may vanish), ExecHeartbeat (tests) all.
 const commandHeartbeat = 10 * time.Minute
 
 func (t *turn) commandHeartbeat() time.Duration {
 	if hb := t.in.Config.ExecHeartbeat; hb > 0 {
+		return hb
+	}
+	if hb := t.in.Config.CommandHeartbeat; hb > 0 {
 		return hb
 	}
 	return commandHeartbeat

@@ -20,7 +20,7 @@
 set -e
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-10} THREADS=${THREADS:-50}
-CODEX171=${CODEX171:-e2e/codexcli/node_modules/.bin/codex}
+CODEX171=${CODEX171:-$(pwd)/e2e/codexcli/node_modules/.bin/codex}
 CODEX140=${CODEX140:-/tmp/codex140/node_modules/.bin/codex}
 LOCK=${LOCK:-/work/coord/heavy.lock}
 CODEX_HOME_DIR=${CODEX_HOME_DIR:-$HOME}

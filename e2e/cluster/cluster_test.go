@@ -227,11 +227,12 @@ func TestClusterCLIServer(t *testing.T) {
 	}
 
 	// Host b's worker killed while its command runs: the command is
-	// reported interrupted after its heartbeat timeout, and the next one,
+	// reported interrupted after its heartbeat timeout (20 s here, as a
+	// cluster whose machines may vanish sets it), and the next one,
 	// with no worker left for host b (the server still lists the dead one
 	// for about a minute), fails the turn after host_wait instead of
 	// waiting for the turn timeout.
-	kill := k.exec("host-b", "-c", "temporal.host_wait=5s", "--json", "kill cell")
+	kill := k.exec("host-b", "-c", "temporal.host_wait=5s", "-c", "temporal.command_heartbeat=20s", "--json", "kill cell")
 	e2etest.WaitUntil(t, func() bool {
 		_, err := os.Stat(filepath.Join(k.Work, "started-b.txt"))
 		return err == nil

@@ -169,4 +169,7 @@ type TurnLog struct {
 	// Last is the sequence number of the newest event.
 	Last int
 	Done bool
+	// Result is the turn's result once it has ended, which may be before
+	// its run has closed and its thread has taken it in.
+	Result *workflows.TurnResult
 }

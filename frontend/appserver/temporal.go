@@ -338,6 +338,9 @@ func (a *TemporalBackend) TurnLog(ctx context.Context, turnID string) (TurnLog, 
 		}
 		log.Events = append(log.Events, p.Events...)
 		log.Last, log.Done = p.Last, p.Done
+		if p.Result != nil {
+			log.Result = p.Result
+		}
 		if len(p.Events) == 0 {
 			return log, nil
 		}

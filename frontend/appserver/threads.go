@@ -245,8 +245,17 @@ func (c *conn) turns(ctx context.Context, info ThreadInfo) (turns []protocol.Tur
 		if err != nil {
 			return nil, running, internalError("reading turn %s: %v", v.RunningTurn, err)
 		}
-		turns = append(turns, protocol.Turn{ID: v.RunningTurn, ItemsView: protocol.ItemsFull, Status: turnInProgress,
-			Items: turnItems(c.userItem(turnNumber(v.RunningTurn), log.Prompt), log.Events)})
+		t := protocol.Turn{ID: v.RunningTurn, ItemsView: protocol.ItemsFull, Status: turnInProgress,
+			Items: turnItems(c.userItem(turnNumber(v.RunningTurn), log.Prompt), log.Events)}
+		if r := log.Result; r != nil {
+			// Ended, and its followers told so, before the thread has taken
+			// in its end: listed as they were told.
+			t.Status = turnStatus(r.Status)
+			if r.Status == workflows.StatusFailed {
+				t.Error = turnError(r.Error)
+			}
+		}
+		turns = append(turns, t)
 		return turns, log, nil
 	}
 	return turns, running, nil

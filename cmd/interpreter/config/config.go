@@ -299,6 +299,11 @@ type Temporal struct {
 	// HostWait is how long a tool call waits for a host queue no worker
 	// polls before the turn fails (0: the default, 2 min).
 	HostWait Duration `toml:"host_wait"`
+	// CommandHeartbeat is a shell command's heartbeat timeout (0: the
+	// default, 10 min). A worker lost on this machine is found at once
+	// (lock files, or its own restart); this bounds only a command whose
+	// machine vanished with all its workers: set it shorter on a cluster.
+	CommandHeartbeat Duration `toml:"command_heartbeat"`
 	// LocalModelCalls chooses how model calls run. Unset (the default):
 	// a call waits up to 250 ms for its answer inside the turn's workflow
 	// task (a local activity); a call still streaming then is taken over
@@ -309,11 +314,12 @@ type Temporal struct {
 	// false: always a regular activity, with heartbeats, streamed text and
 	// a labelled bar on the UI's timeline.
 	LocalModelCalls *bool `toml:"local_model_calls"`
-	// LocalCommands chooses how shell commands run. Unset (the default)
-	// or true: a command runs first inside the turn's workflow task when
-	// its worker serves the workspace host, and one still running after a
-	// second is handed off to a regular activity (workflows.CommandsLocal).
-	// false: always a regular activity.
+	// LocalCommands chooses how shell commands run. true: a command runs
+	// first inside the turn's workflow task when its worker serves the
+	// workspace host, and one still running after a second is handed off
+	// to a regular activity (workflows.CommandsLocal); its output reaches
+	// followers only then. Unset (the default) or false: always a regular
+	// activity, its output streamed as it comes.
 	LocalCommands *bool `toml:"local_commands"`
 	// UIURL is the base URL of the Temporal Web UI, for links printed by
 	// front ends (default: the dev server's http://127.0.0.1:8233 when
@@ -383,6 +389,9 @@ func (c *Config) validate() error {
 	}
 	if c.ModelContextWindow < 0 {
 		return fmt.Errorf("invalid model_context_window %d: must not be negative", c.ModelContextWindow)
+	}
+	if hb := c.Temporal.CommandHeartbeat.Duration; hb != 0 && hb < time.Second {
+		return fmt.Errorf("invalid temporal.command_heartbeat %s: must be at least 1s", c.Temporal.CommandHeartbeat)
 	}
 	if c.Temporal.HostWait.Duration < 0 {
 		return fmt.Errorf("invalid temporal.host_wait %s: must not be negative", c.Temporal.HostWait)

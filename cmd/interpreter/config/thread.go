@@ -75,8 +75,9 @@ func (cfg *Config) ThreadConfig(cd string) (workflows.ThreadConfig, error) {
 		Reasoning:       cfg.Reasoning(), ProjectDocMaxBytes: projectDocMaxBytes(cfg.ProjectDocMaxBytes),
 		ProjectDocFallbacks: cfg.ProjectDocFallbackFilenames,
 		MaxSteps:            cfg.MaxSteps, TurnTimeout: cfg.TurnTimeout.Duration, HostQueue: cfg.Temporal.HostQueue,
-		HostWait:     cfg.Temporal.HostWait.Duration,
-		StallTimeout: max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
+		HostWait:         cfg.Temporal.HostWait.Duration,
+		CommandHeartbeat: cfg.Temporal.CommandHeartbeat.Duration,
+		StallTimeout:     max(cfg.StallTimeout.Duration, 0), DynamicToolTimeout: cfg.DynamicToolTimeout.Duration,
 		ModelCalls:      ModelCalls(cfg.Temporal.LocalModelCalls),
 		Commands:        Commands(cfg.Temporal.LocalCommands),
 		NetworkAccess:   cfg.WorkspaceWrite.NetworkAccess,
@@ -162,12 +163,15 @@ func ModelCalls(local *bool) string {
 }
 
 // Commands maps temporal.local_commands to how turns run shell commands:
-// unset or true, locally first; false, always as regular activities.
+// true, locally first; unset or false, always as regular activities. Off
+// by default because a command run locally shows no output until it is
+// handed off after its first second (or ends): a client streaming its
+// output would see that second's lines late, in one piece.
 func Commands(local *bool) string {
-	if local != nil && !*local {
-		return workflows.CommandsActivity
+	if local != nil && *local {
+		return workflows.CommandsLocal
 	}
-	return workflows.CommandsLocal
+	return workflows.CommandsActivity
 }
 
 // projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:

@@ -28,7 +28,7 @@ func TestCommandsFromConfig(t *testing.T) {
 		local *bool
 		want  string
 	}{
-		{nil, workflows.CommandsLocal},
+		{nil, workflows.CommandsActivity},
 		{&yes, workflows.CommandsLocal},
 		{&no, workflows.CommandsActivity},
 	} {
