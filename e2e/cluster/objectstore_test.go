@@ -91,8 +91,10 @@ func TestClusterObjectStore(t *testing.T) {
 	thread := e2etest.ThreadIDOf(t, e2etest.JSONLines(t, first.Stdout.String()))
 
 	// Worker a runs the turn's command; b, with an empty home, joins the
-	// host; a is killed.
-	kill := k.exec("host-a", "--json", "resume", thread, "kill cell")
+	// host; a is killed. b cannot see a's lock files (another home, as on
+	// another machine): the command's heartbeat timeout finds it lost, set
+	// short as a cluster sets it.
+	kill := k.exec("host-a", "-c", "temporal.command_heartbeat=20s", "--json", "resume", thread, "kill cell")
 	e2etest.WaitUntil(t, func() bool {
 		_, err := os.Stat(filepath.Join(k.Work, "started.txt"))
 		return err == nil

@@ -204,7 +204,7 @@ func TestLostWorkersLocalCommandIsNotRerun(t *testing.T) {
 	}})
 	a, _ := w.Worker()
 	b, _ := w.Worker()
-	run := w.Exec("--json", prompt)
+	run := w.Exec("-c", "temporal.local_commands=true", "--json", prompt)
 	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
 	turn := e2etest.ThreadIDOf(t, e2etest.JSONLines(t, run.Stdout.String())) + "/turn-1"
 	runs := filepath.Join(w.Work, "runs.txt")
