@@ -84,7 +84,9 @@ func TestClusterObjectStore(t *testing.T) {
 	t.Logf("bad credential: %s", strings.TrimSpace(bad.Stderr.String()))
 
 	wa := k.worker("host-a", "b1")
-	first := k.exec("host-a", "--json", "first cell")
+	// The thread keeps the config it started with: its commands' heartbeat
+	// is set here, short, as a cluster sets it (see the takeover below).
+	first := k.exec("host-a", "-c", "temporal.command_heartbeat=20s", "--json", "first cell")
 	if code := first.Wait(90 * time.Second); code != 0 || !strings.Contains(first.Stdout.String(), "first done") {
 		t.Fatalf("first cell: exit %d\n%s%s", code, first.Stdout, first.Stderr)
 	}
@@ -92,9 +94,8 @@ func TestClusterObjectStore(t *testing.T) {
 
 	// Worker a runs the turn's command; b, with an empty home, joins the
 	// host; a is killed. b cannot see a's lock files (another home, as on
-	// another machine): the command's heartbeat timeout finds it lost, set
-	// short as a cluster sets it.
-	kill := k.exec("host-a", "-c", "temporal.command_heartbeat=20s", "--json", "resume", thread, "kill cell")
+	// another machine): the command's heartbeat timeout finds it lost.
+	kill := k.exec("host-a", "--json", "resume", thread, "kill cell")
 	e2etest.WaitUntil(t, func() bool {
 		_, err := os.Stat(filepath.Join(k.Work, "started.txt"))
 		return err == nil
