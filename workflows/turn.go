@@ -315,9 +315,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		res.Unsent = t.st.Pending
 	} else {
 		// Sub-agents' notices the model never read: the next turn sends them.
-		for _, n := range late {
-			res.Unsent = append(res.Unsent, harness.Entry{Kind: harness.KindUser, Text: n})
-		}
+		res.Unsent = append(res.Unsent, userEntries(late)...)
 	}
 	t.log.done = true
 	t.closeApart(ctx)
@@ -341,11 +339,17 @@ func (t *turn) closingNotices(ctx workflow.Context) []harness.Entry {
 	for ch.ReceiveAsync(&n) {
 		t.st.Notices = append(t.st.Notices, n.Text)
 	}
+	out := userEntries(t.st.Notices)
+	t.st.Notices = nil
+	return out
+}
+
+// userEntries are texts the next model call sends as user messages.
+func userEntries(texts []string) []harness.Entry {
 	var out []harness.Entry
-	for _, text := range t.st.Notices {
+	for _, text := range texts {
 		out = append(out, harness.Entry{Kind: harness.KindUser, Text: text})
 	}
-	t.st.Notices = nil
 	return out
 }
 
