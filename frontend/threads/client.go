@@ -68,10 +68,15 @@ func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.Sta
 
 // Reply sends a turn to an existing thread. A turn that has just
 // finished may still count as running for a moment (its thread has not yet
-// taken in the result); Reply waits that moment out.
+// taken in the result): one whose end a follower here saw is named, and
+// the thread queues the reply behind it; otherwise Reply waits that
+// moment out.
 func Reply(ctx context.Context, c client.Client, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return workflows.StartTurnResponse{}, err
+	}
+	if req.After == "" {
+		req.After = endedTurn(threadID)
 	}
 	for attempt := 0; ; attempt++ {
 		resp, err := startTurnOnce(ctx, c, threadID, req)
