@@ -3,7 +3,6 @@ package threads
 import (
 	"context"
 	"errors"
-	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -20,7 +19,7 @@ func BackgroundTerminals(ctx context.Context, c client.Client, threadID string) 
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return nil, err
 	}
-	awaitSeenEndTakenIn(ctx, c, threadID)
+	settle(ctx, c, threadID)
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryBackgroundTerminals)
 	if err != nil {
 		return nil, threadErr(threadID, err)
@@ -35,6 +34,7 @@ func EndedTerminals(ctx context.Context, c client.Client, threadID string) ([]wo
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return nil, err
 	}
+	settle(ctx, c, threadID)
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryEndedTerminals)
 	if err != nil {
 		return nil, threadErr(threadID, err)
@@ -63,7 +63,7 @@ func terminalsUpdate(ctx context.Context, c client.Client, threadID, name string
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return err
 	}
-	awaitSeenEndTakenIn(ctx, c, threadID)
+	settle(ctx, c, threadID)
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
@@ -79,27 +79,4 @@ func terminalsErr(err error) error {
 		return &refusal{kind: ErrBadProcessID, msg: app.Message()}
 	}
 	return typed(err)
-}
-
-// awaitSeenEndTakenIn waits, up to a few seconds, until the thread has
-// taken in the last turn whose end a follower in this process saw. A
-// client hears of a turn's end before its run closes; until the thread
-// has taken that end in, the turn's open exec sessions are not yet the
-// thread's background terminals, and a list, a clean or a terminate sent
-// right after turn/completed would miss them.
-func awaitSeenEndTakenIn(ctx context.Context, c client.Client, threadID string) {
-	turnID := endedTurn(threadID)
-	if turnID == "" {
-		return
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		v, err := Read(ctx, c, threadID)
-		if err != nil || v.RunningTurn != turnID || time.Now().After(deadline) {
-			return
-		}
-		if sleepCtx(ctx, 20*time.Millisecond) != nil {
-			return
-		}
-	}
 }
