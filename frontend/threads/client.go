@@ -196,6 +196,16 @@ func Read(ctx context.Context, c client.Client, threadID string) (workflows.Thre
 	return settledView(ctx, c, threadID)
 }
 
+// ReadNow reads a thread's view as the thread shows it now, without
+// waiting for it to take in a turn's end seen here (a turn that has
+// just ended may still show as running).
+func ReadNow(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
+	if err := workflows.CheckThreadID(threadID); err != nil {
+		return workflows.ThreadView{}, err
+	}
+	return queryView(ctx, c, threadID)
+}
+
 // queryView reads the thread's view as the thread shows it now.
 func queryView(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
 	var v workflows.ThreadView
