@@ -105,7 +105,11 @@ func (c *conn) releaseEnded(ts *threadState) {
 	for _, t := range list {
 		open[t.ItemID] = true
 	}
-	done := func(id string, h heldItem) bool { return !open[id] && h.turnID != running && ended[h.turnID] }
+	// A terminate or clean in flight completes what it ends itself,
+	// failed, after its response: leave the thread's items to it.
+	done := func(id string, h heldItem) bool {
+		return ts.killing == 0 && !open[id] && h.turnID != running && ended[h.turnID]
+	}
 	c.mu.Lock()
 	some := false
 	for id, h := range ts.held {
@@ -201,6 +205,29 @@ func (c *conn) releaseHeld(ts *threadState, killed bool, end func(itemID string,
 		}
 		d.CompletedAtMs = c.nowMs()
 		c.notify(notice(d))
+	}
+}
+
+// killing marks a terminate or clean of threadID in flight (see
+// releaseEnded); release ends the mark, after the request's own
+// completions are sent, and looks again at the items left held (a
+// session that exited meanwhile was skipped).
+func (c *conn) killing(threadID string) (release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := c.threads[threadID]
+	if ts == nil {
+		return func() {}
+	}
+	ts.killing++
+	return func() {
+		c.mu.Lock()
+		ts.killing--
+		left := ts.killing == 0 && len(ts.held) > 0
+		c.mu.Unlock()
+		if left {
+			c.background(func() { c.releaseEnded(ts) })
+		}
 	}
 }
 
