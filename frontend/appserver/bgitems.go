@@ -89,13 +89,14 @@ func (c *conn) releaseEnded(ts *threadState) {
 	// The thread takes in a turn's open sessions when it takes in the
 	// turn's end, which may come after the turn's own turn/completed:
 	// until its view lists the turn as ended, the list may lack them.
-	info, err := c.s.backend.Thread(ts.ctx, ts.id)
-	if err != nil || info.View == nil {
+	// (Read as it is now: the thread's taking the end in wakes this again.)
+	v, err := viewNow(ts.ctx, c.s.backend, ts.id)
+	if err != nil || v == nil {
 		return
 	}
 	ended := map[string]bool{}
-	for _, t := range info.View.Turns {
-		ended[t.TurnID] = t.TurnID != info.View.RunningTurn
+	for _, t := range v.Turns {
+		ended[t.TurnID] = t.TurnID != v.RunningTurn
 	}
 	list, err := tb.BackgroundTerminals(ts.ctx, ts.id)
 	if err != nil {
