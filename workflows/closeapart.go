@@ -15,9 +15,15 @@ import "go.temporal.io/sdk/workflow"
 // fast model the last call answers inside the task that ends the turn,
 // so any event landing in that window cost a repeated call.
 
-// signalRecorded is the signal a turn sends itself to end the workflow task
-// that holds a local call's result (see [turn.closeApart]).
-const signalRecorded = "turn.recorded"
+// SignalRecorded is the signal a turn sends itself to end the workflow
+// task that holds a local call's result (see [turn.closeApart]). When the
+// turn is ending, its input is the turn's result with the tail of its
+// log: the command's event in history answers a follower as the run's
+// close event would, a workflow task earlier.
+const SignalRecorded = "turn.recorded"
+
+// signalRecorded is the name the turn's code uses.
+const signalRecorded = SignalRecorded
 
 // noteLocalCall remembers that the current workflow task ran a model call
 // as a local activity (answered or not): its marker is not in history
@@ -40,7 +46,15 @@ func (t *turn) noteLocalCall(ctx workflow.Context) {
 // would do as well, but the server fires short timers up to a second
 // late.) Should a server deliver the signal instead, the turn takes it
 // before closing, so it cannot arrive during the close either.
-func (t *turn) closeApart(ctx workflow.Context) {
+//
+// res, when the turn is ending, is its result (with the log's tail) and
+// rides in the signal's input, which history keeps even though the
+// signal is refused: a follower that reads it answers at once, without
+// a query (which would wait for the closing task in flight). It goes
+// without the entries the next turn sends (Unsent: tool outputs, which
+// may be large; only the thread reads them, from the close). The SDK's
+// check of a replayed command does not compare inputs.
+func (t *turn) closeApart(ctx workflow.Context, res *TurnResult) {
 	if t.localTask == 0 || workflow.GetInfo(ctx).GetCurrentHistoryLength() != t.localTask {
 		return
 	}
@@ -50,7 +64,13 @@ func (t *turn) closeApart(ctx workflow.Context) {
 	// The turn's id is its workflow id (named from the input, not read
 	// from the workflow info, so a replay outside its execution sends
 	// the same command).
-	sent := workflow.SignalExternalWorkflow(dctx, t.in.TurnID, "", signalRecorded, nil)
+	var arg any
+	if res != nil {
+		shown := *res
+		shown.Unsent = nil
+		arg = shown
+	}
+	sent := workflow.SignalExternalWorkflow(dctx, t.in.TurnID, "", signalRecorded, arg)
 	got := workflow.GetSignalChannel(dctx, signalRecorded)
 	if err := sent.Get(dctx, nil); err != nil {
 		return // refused: the usual way

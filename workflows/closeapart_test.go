@@ -65,6 +65,39 @@ func TestTurnClosesApartFromItsLocalModelCall(t *testing.T) {
 	}
 }
 
+// The signal that ends the task of a turn's last local model call carries
+// the turn's result with the log's tail (ending with the turn's end), for
+// a follower reading history; without the entries only the thread reads.
+func TestClosingSignalCarriesTheResult(t *testing.T) {
+	env := newEnv(t)
+	env.OnActivity(a.CallModel, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return answer(in.Step, "done"), nil
+	})
+	env.SetCurrentHistoryLength(3)
+	var got []TurnResult
+	env.OnSignalExternalWorkflow(mock.Anything, testTurnID, "", signalRecorded, mock.Anything).Return(
+		func(_, _, _, _ string, arg any) error {
+			res, ok := arg.(TurnResult)
+			require.True(t, ok, "signal input %T", arg)
+			got = append(got, res)
+			return errors.New("a workflow may not signal itself")
+		})
+	cfg := testConfig()
+	cfg.ModelCalls = ModelCallsAuto
+	env.ExecuteWorkflow(TurnWorkflow, turnInput(cfg))
+
+	res := turnResult(t, env)
+	require.Equal(t, StatusCompleted, res.Status, res.Error)
+	require.Len(t, got, 1)
+	sent := got[0]
+	require.Equal(t, res.TurnID, sent.TurnID)
+	require.Equal(t, "done", sent.FinalMessage)
+	require.Nil(t, sent.Unsent)
+	require.NotEmpty(t, sent.Tail)
+	require.Equal(t, EventTurnCompleted, sent.Tail[len(sent.Tail)-1].Type)
+	require.Equal(t, res.Tail, sent.Tail)
+}
+
 // A sub-agent's notice that reaches the turn while it closes (here,
 // delivered as the closing task sends its signal) is not lost: the turn's
 // result hands it to the next turn.

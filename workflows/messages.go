@@ -251,6 +251,10 @@ type StartTurnRequest struct {
 	Mode *TurnMode `json:"mode,omitempty"`
 	// RunKind is the kind of run the turn is (runkind.go): "" is main.
 	RunKind string `json:"runKind,omitempty"`
+	// After names a turn of the thread whose end the client has seen: if
+	// the thread still runs it, this turn waits for it rather than being
+	// refused (threadafter.go).
+	After string `json:"after,omitempty"`
 }
 
 // TurnMode is a collaboration mode as one turn takes it: instructions

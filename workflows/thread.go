@@ -53,6 +53,9 @@ type thread struct {
 	slotReplies map[string]AgentSlotReply
 	// bg holds the watches of background terminals (bgterm.go).
 	bg bgRuntime
+	// afterEnded: a queued turn's client said the running turn ended;
+	// stopNext: an interrupt came for that queued turn (threadafter.go).
+	afterEnded, stopNext bool
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -122,7 +125,7 @@ func (t *thread) shouldContinueAsNew(ctx workflow.Context) bool {
 
 func (t *thread) register(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, QueryThread, func() (ThreadView, error) {
-		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.st.Running,
+		return ThreadView{ThreadID: t.id, Config: t.st.Config, Turns: t.st.Turns, RunningTurn: t.runningTurn(),
 			Usage: t.st.Usage, Transcript: t.st.Transcript, SessionApprovals: t.st.SessionApprovals,
 			ContextTokens: t.st.ContextTokens, Name: t.st.Name, Parent: t.st.Parent, Agents: agentsView(t.st.Agents),
 			AgentApprovals: t.st.AgentApprovals, TreeAgents: t.st.TreeAgents, Goal: t.st.Goal}, nil
@@ -162,9 +165,7 @@ func (t *thread) register(ctx workflow.Context) error {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			ch.Receive(ctx, nil)
-			if t.interrupt != nil {
-				t.interrupt()
-			}
+			t.interruptRunning(ctx)
 		}
 	})
 	return nil
@@ -202,7 +203,7 @@ func (t *thread) validateTurn(ctx workflow.Context, req StartTurnRequest) error 
 	if t.compacting {
 		return Refusal(ErrCompacting, "thread %s is compacting its context; send the turn again when that is done", t.id)
 	}
-	if t.st.Running != "" && !t.turnEnded() {
+	if t.st.Running != "" && !t.turnEnded() && !t.endedBy(req) {
 		return Refusal(ErrTurnRunning, "thread %s is running turn %s; wait for it to finish or interrupt it", t.id, t.st.Running)
 	}
 	if len(t.st.Queue) > 0 {
@@ -276,6 +277,7 @@ func (t *thread) archive(ctx workflow.Context) error {
 }
 
 func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTurnResponse, error) {
+	t.noteAfter(req)
 	n := t.st.NextTurn
 	t.st.NextTurn++
 	id := TurnWorkflowID(t.id, n)
@@ -321,6 +323,7 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	var res TurnResult
 	goalAt := t.goalTurnStarted(ctx)
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
+	t.startedTurn(ctx, t.child, cancel)
 	err := t.child.Get(ctx, &res)
 	if r, ok := TurnResultOf(err); ok {
 		// A failed or interrupted turn: its result comes with the error.

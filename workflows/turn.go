@@ -318,7 +318,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		res.Unsent = append(res.Unsent, userEntries(late)...)
 	}
 	t.log.done = true
-	t.closeApart(ctx)
+	t.closeApart(ctx, &res)
 	t.forgetCommands(ctx)
 	// Let event readers that are waiting see the end before the run closes.
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
@@ -372,7 +372,7 @@ func (t *turn) continueAsNew(ctx workflow.Context) error {
 	t.log.closing = true
 	// Tool calls that ran no activity leave the step's model call in this
 	// task, and continuing as new closes the run as completing it does.
-	t.closeApart(ctx)
+	t.closeApart(ctx, nil)
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}

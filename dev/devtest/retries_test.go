@@ -91,6 +91,9 @@ func TestRefusedProviderFailsTheTurnWithRetries(t *testing.T) {
 		t.Fatalf("first retry seen at %s, the end at %s", seen[0], took)
 	}
 
+	// A follower is answered with the turn's end a workflow task before
+	// its run closes: wait for the close.
+	_ = w.Client.GetWorkflow(ctx, resp.TurnID, "").Get(ctx, nil)
 	d, err := w.Client.DescribeWorkflowExecution(ctx, resp.TurnID, "")
 	if err != nil {
 		t.Fatal(err)

@@ -173,3 +173,21 @@ type TurnLog struct {
 	// its run has closed and its thread has taken it in.
 	Result *workflows.TurnResult
 }
+
+// ViewNowBackend reads a thread's view as it is at once, with no wait
+// for the thread to take in a turn's end just told (a Temporal client's
+// [Backend.Thread] waits for that, briefly; the usage sent before
+// turn/completed need not).
+type ViewNowBackend interface {
+	ViewNow(ctx context.Context, threadID string) (workflows.ThreadView, error)
+}
+
+// viewNow is b's view of a thread now: through ViewNow when it has one.
+func viewNow(ctx context.Context, b Backend, threadID string) (*workflows.ThreadView, error) {
+	if vb, ok := b.(ViewNowBackend); ok {
+		v, err := vb.ViewNow(ctx, threadID)
+		return &v, err
+	}
+	info, err := b.Thread(ctx, threadID)
+	return info.View, err
+}

@@ -89,13 +89,14 @@ func (c *conn) releaseEnded(ts *threadState) {
 	// The thread takes in a turn's open sessions when it takes in the
 	// turn's end, which may come after the turn's own turn/completed:
 	// until its view lists the turn as ended, the list may lack them.
-	info, err := c.s.backend.Thread(ts.ctx, ts.id)
-	if err != nil || info.View == nil {
+	// (Read as it is now: the thread's taking the end in wakes this again.)
+	v, err := viewNow(ts.ctx, c.s.backend, ts.id)
+	if err != nil || v == nil {
 		return
 	}
 	ended := map[string]bool{}
-	for _, t := range info.View.Turns {
-		ended[t.TurnID] = t.TurnID != info.View.RunningTurn
+	for _, t := range v.Turns {
+		ended[t.TurnID] = t.TurnID != v.RunningTurn
 	}
 	list, err := tb.BackgroundTerminals(ts.ctx, ts.id)
 	if err != nil {
@@ -105,7 +106,11 @@ func (c *conn) releaseEnded(ts *threadState) {
 	for _, t := range list {
 		open[t.ItemID] = true
 	}
-	done := func(id string, h heldItem) bool { return !open[id] && h.turnID != running && ended[h.turnID] }
+	// A terminate or clean in flight completes what it ends itself,
+	// failed, after its response: leave the thread's items to it.
+	done := func(id string, h heldItem) bool {
+		return ts.killing == 0 && !open[id] && h.turnID != running && ended[h.turnID]
+	}
 	c.mu.Lock()
 	some := false
 	for id, h := range ts.held {
@@ -201,6 +206,29 @@ func (c *conn) releaseHeld(ts *threadState, killed bool, end func(itemID string,
 		}
 		d.CompletedAtMs = c.nowMs()
 		c.notify(notice(d))
+	}
+}
+
+// killing marks a terminate or clean of threadID in flight (see
+// releaseEnded); release ends the mark, after the request's own
+// completions are sent, and looks again at the items left held (a
+// session that exited meanwhile was skipped).
+func (c *conn) killing(threadID string) (release func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := c.threads[threadID]
+	if ts == nil {
+		return func() {}
+	}
+	ts.killing++
+	return func() {
+		c.mu.Lock()
+		ts.killing--
+		left := ts.killing == 0 && len(ts.held) > 0
+		c.mu.Unlock()
+		if left {
+			c.background(func() { c.releaseEnded(ts) })
+		}
 	}
 }
 

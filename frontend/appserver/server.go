@@ -231,6 +231,9 @@ type threadState struct {
 	// held are completions of command items whose sessions still run
 	// (bgitems.go).
 	held map[string]heldItem
+	// killing counts the terminate and clean requests in flight, which
+	// complete the items of the sessions they end (bgitems.go).
+	killing int
 }
 
 // settings are per-thread overrides a client asked for.

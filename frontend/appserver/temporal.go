@@ -187,6 +187,12 @@ func (a *TemporalBackend) Thread(ctx context.Context, id string) (ThreadInfo, er
 	return info, nil
 }
 
+// ViewNow reads a thread's view as it is now: a turn whose end was just
+// told may still show as running (see viewNow).
+func (a *TemporalBackend) ViewNow(ctx context.Context, id string) (workflows.ThreadView, error) {
+	return threads.ReadNow(ctx, a.Client, id)
+}
+
 // summary reads what a thread's listing shows from its memo; the preview
 // of a thread started without a prompt (app-server threads) is its first
 // turn's prompt.

@@ -88,13 +88,15 @@ func (c *conn) backgroundTerminalsClean(_ json.RawMessage, raw json.RawMessage) 
 	if _, err := c.readThread(ctx, p.ThreadID); err != nil {
 		return nil, err
 	}
+	release := c.killing(p.ThreadID)
 	if tb, ok := c.s.backend.(TerminalsBackend); ok {
 		if _, err := tb.CleanTerminals(ctx, p.ThreadID); err != nil && !errors.Is(err, threads.ErrThreadArchived) {
+			release()
 			return nil, invalidRequest("failed to clean background terminals: %v", err)
 		}
 	}
 	// Codex's server completes the ended items after its response.
-	return &result{value: protocol.Empty{}, then: func() { c.releaseThread(p.ThreadID, "") }}, nil
+	return &result{value: protocol.Empty{}, then: func() { c.releaseThread(p.ThreadID, ""); release() }}, nil
 }
 
 func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessage) (*result, error) {
@@ -111,18 +113,23 @@ func (c *conn) backgroundTerminalsTerminate(_ json.RawMessage, raw json.RawMessa
 	if !ok {
 		return &result{value: protocol.TerminateResponse{Terminated: false}}, nil
 	}
+	release := c.killing(p.ThreadID)
 	done, err := tb.TerminateTerminal(ctx, p.ThreadID, p.ProcessID)
 	switch {
 	case errors.Is(err, threads.ErrBadProcessID):
+		release()
 		return nil, invalidRequest("%v", err)
 	case errors.Is(err, threads.ErrThreadArchived):
 		done = false
 	case err != nil:
+		release()
 		return nil, err
 	}
 	res := &result{value: protocol.TerminateResponse{Terminated: done}}
 	if done {
-		res.then = func() { c.releaseThread(p.ThreadID, p.ProcessID) }
+		res.then = func() { c.releaseThread(p.ThreadID, p.ProcessID); release() }
+	} else {
+		release()
 	}
 	return res, nil
 }

@@ -327,9 +327,9 @@ func (f *follower) finish(res workflows.TurnResult) {
 	u := res.Usage
 	total := u
 	ctx, cancel := c.requestContext()
-	if info, err := c.s.backend.Thread(ctx, f.threadID); err == nil && info.View != nil {
-		total = info.View.Usage
-		if !finished(info.View, f.turnID) {
+	if v, err := viewNow(ctx, c.s.backend, f.threadID); err == nil && v != nil {
+		total = v.Usage
+		if !finished(v, f.turnID) {
 			total.Add(u)
 		}
 	}

@@ -73,18 +73,20 @@ func (c *conn) watch(ts *threadState) {
 			if c.busy(ts) {
 				continue
 			}
-			info, err := c.s.backend.Thread(ts.ctx, ts.id)
-			if err != nil || info.View == nil {
+			// As the thread is now: each change wakes this again, the
+			// thread's taking in a turn's end too.
+			v, err := viewNow(ts.ctx, c.s.backend, ts.id)
+			if err != nil || v == nil {
 				continue
 			}
-			ids := make([]string, 0, len(info.View.Turns)+1)
-			for _, t := range info.View.Turns {
+			ids := make([]string, 0, len(v.Turns)+1)
+			for _, t := range v.Turns {
 				ids = append(ids, t.TurnID)
 			}
 			c.seed(ts, ids)
-			c.goalSeen(ts, info.View.Goal)
-			if info.View.RunningTurn != "" {
-				ids = append(ids, info.View.RunningTurn)
+			c.goalSeen(ts, v.Goal)
+			if v.RunningTurn != "" {
+				ids = append(ids, v.RunningTurn)
 			}
 			for _, id := range ids {
 				c.followForeign(ts, id)

@@ -86,12 +86,17 @@ func (s *Session) StartGoal(ctx context.Context, nt threads.NewThread, req workf
 }
 
 // nextGoalTurn waits until the thread has taken in the end of turn done,
-// then names the turn it runs next ("" when the goal no longer runs).
+// then names the turn it ran next ("" when the goal no longer runs). A
+// next turn that has already ended is named too: it is shown from its
+// log (a fast turn may end between two reads).
 func (s *Session) nextGoalTurn(ctx context.Context, threadID, done string) (string, error) {
 	for {
 		v, err := threads.Read(ctx, s.Client, threadID)
 		if err != nil {
 			return "", exitf(1, "reading thread %s: %v", threadID, rootCause(err))
+		}
+		if next, ok := turnAfter(v.Turns, done); ok {
+			return next, nil
 		}
 		switch {
 		case v.RunningTurn != "" && v.RunningTurn != done:
@@ -101,10 +106,20 @@ func (s *Session) nextGoalTurn(ctx context.Context, threadID, done string) (stri
 		}
 		// The thread is between two turns of the goal (or has not yet
 		// taken in the last one's end): a moment, then look again.
-		if err := sleepCtx(ctx, 100*time.Millisecond); err != nil {
+		if err := sleepCtx(ctx, 20*time.Millisecond); err != nil {
 			return "", err
 		}
 	}
+}
+
+// turnAfter names the turn the thread took in after done, if any.
+func turnAfter(turns []workflows.TurnResult, done string) (string, bool) {
+	for i := len(turns) - 2; i >= 0; i-- {
+		if turns[i].TurnID == done {
+			return turns[i+1].TurnID, true
+		}
+	}
+	return "", false
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -68,10 +68,15 @@ func Start(ctx context.Context, c client.Client, nt NewThread, req workflows.Sta
 
 // Reply sends a turn to an existing thread. A turn that has just
 // finished may still count as running for a moment (its thread has not yet
-// taken in the result); Reply waits that moment out.
+// taken in the result): one whose end a follower here saw is named, and
+// the thread queues the reply behind it; otherwise Reply waits that
+// moment out.
 func Reply(ctx context.Context, c client.Client, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return workflows.StartTurnResponse{}, err
+	}
+	if req.After == "" {
+		req.After = endedTurn(threadID)
 	}
 	for attempt := 0; ; attempt++ {
 		resp, err := startTurnOnce(ctx, c, threadID, req)
@@ -81,7 +86,7 @@ func Reply(ctx context.Context, c client.Client, threadID string, req workflows.
 		if err == nil || attempt >= 100 || !errors.Is(err, ErrTurnRunning) {
 			return resp, err
 		}
-		v, qerr := Read(ctx, c, threadID)
+		v, qerr := queryView(ctx, c, threadID)
 		if qerr != nil || v.RunningTurn != "" && !turnOver(ctx, c, v.RunningTurn) {
 			return resp, err
 		}
@@ -133,7 +138,11 @@ func Outcome(ctx context.Context, c client.Client, turnID string) (workflows.Tur
 	for {
 		err := c.GetWorkflow(ctx, turnID, "").Get(ctx, &res)
 		if r, ok := workflows.TurnResultOf(err); ok {
+			noteEnded(turnID)
 			return r, nil // failed or interrupted: the result travels in the error
+		}
+		if err == nil {
+			noteEnded(turnID)
 		}
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
@@ -178,12 +187,28 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req wo
 }
 
 // Read reads a thread's view (without its pending approvals: see
-// [ReadWithApprovals]).
+// [ReadWithApprovals]); one read right after a turn's end seen here
+// shows that end taken in (ended.go).
 func Read(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
-	var v workflows.ThreadView
 	if err := workflows.CheckThreadID(threadID); err != nil {
-		return v, err
+		return workflows.ThreadView{}, err
 	}
+	return settledView(ctx, c, threadID)
+}
+
+// ReadNow reads a thread's view as the thread shows it now, without
+// waiting for it to take in a turn's end seen here (a turn that has
+// just ended may still show as running).
+func ReadNow(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
+	if err := workflows.CheckThreadID(threadID); err != nil {
+		return workflows.ThreadView{}, err
+	}
+	return queryView(ctx, c, threadID)
+}
+
+// queryView reads the thread's view as the thread shows it now.
+func queryView(ctx context.Context, c client.Client, threadID string) (workflows.ThreadView, error) {
+	var v workflows.ThreadView
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryThread)
 	if err != nil {
 		return v, threadErr(threadID, err)

@@ -23,11 +23,13 @@ import (
 // (GetWorkflowExecutionHistory with WaitNewEvent), which wakes it when
 // events are written and adds none, and after each completed workflow
 // task reads the new events with a query, which the worker answers from
-// its cache and which adds nothing to history either. Once the log shows
-// the turn's end, that query's page brings the turn's result: the
-// follower answers then, not a workflow task later when the run closes
-// (see workflows' closeApart); otherwise the close event brings the
-// result with its last events. So any number of
+// its cache and which adds nothing to history either. A turn that ends
+// in the task after its last model call's sends its result with the
+// command that ends that task (workflows' closeApart): the follower
+// answers with that event, with no query (a query would wait for the
+// closing task in flight). Otherwise, once the log shows the turn's end,
+// the query's page brings the turn's result; failing both, the close
+// event brings the result with its last events. So any number of
 // followers leave the turn's history as it would be unwatched, and no
 // item payload is copied into it. (Before, each reader sent turn.wait
 // updates, two events and often a timer each, whose results copied the
@@ -48,6 +50,9 @@ func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, 
 func Follow(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
 	for {
 		res, next, err := followRun(ctx, c, turnID, &after, fn)
+		if err == nil && !next {
+			noteEnded(turnID)
+		}
 		if err != nil || !next {
 			return res, err
 		}
@@ -125,6 +130,19 @@ func followRun(ctx context.Context, c client.Client, turnID string, after *int, 
 			since = sinceNothing
 			if wakesOnly {
 				continue
+			}
+			res, err := read()
+			if err != nil || res != nil {
+				return res, false, err
+			}
+		case recorded(ev):
+			// The turn's result, sent with the command that ends its last
+			// model call's task: the answer, a task before the close
+			// (whose query would wait for that task).
+			if res := recordedResult(ev); res != nil && tailFollows(res.Tail, *after) {
+				emit(res.Tail)
+				res.Tail = nil
+				return res, false, nil
 			}
 			res, err := read()
 			if err != nil || res != nil {
@@ -230,7 +248,7 @@ func (h *historyStream) next() (historyItem, bool) {
 // the run's close.
 func (h *historyStream) laterAhead() bool {
 	later := func(x historyItem) bool {
-		return x.err == nil && (closing(x.ev) || x.ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+		return x.err == nil && (closing(x.ev) || recorded(x.ev) || x.ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
 	}
 	for _, x := range h.ahead {
 		if later(x) {
@@ -262,6 +280,26 @@ func closing(ev *historypb.HistoryEvent) bool {
 		return true
 	}
 	return false
+}
+
+// recorded tells whether ev is the signal a turn sends itself to end a
+// workflow task that made a model call (workflows' closeApart).
+func recorded(ev *historypb.HistoryEvent) bool {
+	return ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetSignalName() == workflows.SignalRecorded
+}
+
+// recordedResult reads the turn's result from that signal's input: a
+// turn that is ending sends it (with its log's tail); nil otherwise.
+func recordedResult(ev *historypb.HistoryEvent) *workflows.TurnResult {
+	p := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes().GetInput()
+	if len(p.GetPayloads()) == 0 {
+		return nil
+	}
+	var res *workflows.TurnResult
+	if err := converter.GetDefaultDataConverter().FromPayload(p.GetPayloads()[0], &res); err != nil || res == nil || res.TurnID == "" {
+		return nil
+	}
+	return res
 }
 
 // tailFollows tells whether events continue a reader that has seen up to

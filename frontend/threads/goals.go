@@ -21,6 +21,7 @@ func SetGoal(ctx context.Context, c client.Client, threadID string, r workflows.
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return g, err
 	}
+	settle(ctx, c, threadID)
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: workflows.UpdateSetGoal, Args: []any{r},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -36,6 +37,7 @@ func ClearGoal(ctx context.Context, c client.Client, threadID string) (bool, err
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return false, err
 	}
+	settle(ctx, c, threadID)
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: workflows.UpdateClearGoal,
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -52,6 +54,7 @@ func ReadGoal(ctx context.Context, c client.Client, threadID string) (*workflows
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return nil, err
 	}
+	settle(ctx, c, threadID)
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryGoal)
 	if err != nil {
 		return nil, threadErr(threadID, err)

@@ -243,12 +243,13 @@ func Archive(ctx context.Context, c client.Client, threadID string) error {
 // turn that has in fact finished (its thread has not taken in the result
 // yet), as Reply does.
 func whenTurnTakenIn(ctx context.Context, c client.Client, threadID string, call func() error) error {
+	settle(ctx, c, threadID)
 	for attempt := 0; ; attempt++ {
 		err := call()
 		if err == nil || attempt >= 100 || !errors.Is(err, ErrTurnRunning) {
 			return err
 		}
-		v, qerr := Read(ctx, c, threadID)
+		v, qerr := queryView(ctx, c, threadID)
 		if qerr != nil || v.RunningTurn != "" && !turnClosed(ctx, c, v.RunningTurn) {
 			return err
 		}

@@ -19,6 +19,7 @@ func BackgroundTerminals(ctx context.Context, c client.Client, threadID string) 
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return nil, err
 	}
+	settle(ctx, c, threadID)
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryBackgroundTerminals)
 	if err != nil {
 		return nil, threadErr(threadID, err)
@@ -33,6 +34,7 @@ func EndedTerminals(ctx context.Context, c client.Client, threadID string) ([]wo
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return nil, err
 	}
+	settle(ctx, c, threadID)
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryEndedTerminals)
 	if err != nil {
 		return nil, threadErr(threadID, err)
@@ -61,6 +63,7 @@ func terminalsUpdate(ctx context.Context, c client.Client, threadID, name string
 	if err := workflows.CheckThreadID(threadID); err != nil {
 		return err
 	}
+	settle(ctx, c, threadID)
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: name, Args: args, WaitForStage: client.WorkflowUpdateStageCompleted,
 	})

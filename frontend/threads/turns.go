@@ -74,6 +74,7 @@ func SetName(ctx context.Context, c client.Client, threadID, name string) error 
 	if err := workflows.CheckThreadName(name); err != nil {
 		return typed(err)
 	}
+	settle(ctx, c, threadID)
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID: threadID, UpdateName: workflows.UpdateSetName, Args: []any{name},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
@@ -85,9 +86,10 @@ func SetName(ctx context.Context, c client.Client, threadID, name string) error 
 }
 
 // State reads a thread's whole state (also of an archived thread:
-// the query replays its history).
+// the query replays its history), with a turn's end seen here taken in.
 func State(ctx context.Context, c client.Client, threadID string) (workflows.ThreadState, error) {
 	var st workflows.ThreadState
+	settle(ctx, c, threadID)
 	val, err := c.QueryWorkflow(ctx, threadID, "", workflows.QueryThreadState)
 	if err != nil {
 		return st, threadErr(threadID, err)
