@@ -115,6 +115,9 @@ type Activities struct {
 
 	sessionsOnce sync.Once
 	sessions     *sessionManager
+
+	// liveEvery, when set, replaces [liveEvery] for commands (tests).
+	liveEvery time.Duration
 }
 
 // New builds an Activities with a store rooted at storeDir.

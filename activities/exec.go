@@ -122,6 +122,9 @@ type command struct {
 	sandboxed bool
 	prep      shellsnap.Prepared
 	start     time.Time
+	// resumed is set once a regular activity took the command over from
+	// the local one that started it.
+	resumed bool
 	// stop ends the command (StopCommand, the activity's cancellation);
 	// stopCtx is done then; runCtx also when its timeout passes.
 	stop    context.CancelCauseFunc
@@ -221,7 +224,11 @@ func (a *Activities) waitCommand(ctx context.Context, c *command, budget time.Du
 	keepAlive := a.keepAliveEvery(ctx)
 	tick := time.NewTicker(min(a.heartbeatEvery(), keepAlive))
 	defer tick.Stop()
-	liveTick := time.NewTicker(liveEvery)
+	every := liveEvery
+	if a.liveEvery > 0 {
+		every = a.liveEvery
+	}
+	liveTick := time.NewTicker(every)
 	defer liveTick.Stop()
 	var sent int64
 	var beat time.Time
@@ -234,6 +241,11 @@ func (a *Activities) waitCommand(ctx context.Context, c *command, budget time.Du
 			sent, beat = p.Total, time.Now()
 			activity.RecordHeartbeat(ctx, p)
 		}
+	}
+	if c.resumed && c.live.written() != 0 {
+		// A handed-off command's output so far, printed while it ran as a
+		// local activity (which no follower sees), goes out now.
+		heartbeat()
 	}
 	timedOut := false
 loop:

@@ -46,6 +46,9 @@ type LocalExecOutput struct {
 	// Canceled is set when the command was stopped while it ran (Output
 	// then carries what it did).
 	Canceled bool `json:"canceled,omitempty"`
+	// ElapsedMs is how long the local activity took (a login shell's
+	// snapshot included): what the workflow task spent on the command.
+	ElapsedMs int64 `json:"elapsed_ms,omitempty"`
 }
 
 // ErrTypeCommandLost is the error type of a handed-off command that its
@@ -69,6 +72,15 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 	if in.HostQueue == "" || in.HostQueue != a.HostQueue {
 		return &LocalExecOutput{Elsewhere: true}, nil
 	}
+	begin := time.Now()
+	out, err := a.execHere(ctx, in)
+	if out != nil {
+		out.ElapsedMs = time.Since(begin).Milliseconds()
+	}
+	return out, err
+}
+
+func (a *Activities) execHere(ctx context.Context, in LocalExecInput) (*LocalExecOutput, error) {
 	rec := a.started()
 	turn := turnOf(ctx)
 	rec.forget(turn, in.Forget)
@@ -107,12 +119,14 @@ func (a *Activities) ExecHere(ctx context.Context, in LocalExecInput) (*LocalExe
 }
 
 // resumeCommand waits for a command that [Activities.ExecHere] handed
-// off, heartbeating its output as [Activities.Exec] does.
+// off, heartbeating its output as [Activities.Exec] does (what it printed
+// before, at once).
 func (a *Activities) resumeCommand(ctx context.Context, in ExecInput) (*ExecOutput, error) {
 	c := a.handedOff().take(in.Resume)
 	if c == nil {
 		return nil, temporal.NewNonRetryableApplicationError("the command's worker no longer holds it", ErrTypeCommandLost, nil)
 	}
+	c.resumed = true
 	return a.waitCommand(ctx, c, 0)
 }
 

@@ -3,11 +3,15 @@ package activities
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 )
 
 func localInput(key string, argv ...string) LocalExecInput {
@@ -176,5 +180,58 @@ func TestStoppedHandedOffCommandIsKilled(t *testing.T) {
 	case <-c.proc.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stopped command still runs")
+	}
+}
+
+// The regular activity that takes a handed-off command over heartbeats
+// what the command printed in its local window at once, not after its
+// first tick: a follower sees that output as soon as the activity runs.
+func TestTakenOverCommandHeartbeatsItsOutputAtOnce(t *testing.T) {
+	a := newTestActivities(t)
+	a.HostQueue, a.SessionQueue = "host-a", "host-a-sessions-1"
+	// No tick comes before the command ends: only the take-over's own
+	// first heartbeat can carry the output.
+	a.HeartbeatEvery, a.liveEvery = time.Hour, time.Hour
+	dir := t.TempDir()
+	in := localInput("item_1/c1", "bash", "-c", "echo early; while [ ! -e "+dir+"/go ]; do sleep 0.01; done")
+	in.Budget = 50 * time.Millisecond
+	out, err := a.ExecHere(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Handoff == "" {
+		t.Fatalf("not handed off: %+v", out)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(a.Exec)
+	beats := make(chan ExecProgress, 16)
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, d converter.EncodedValues) {
+		var p ExecProgress
+		if err := d.Get(&p); err != nil {
+			t.Error(err)
+		}
+		beats <- p
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, err := env.ExecuteActivity(a.Exec, ExecInput{CallID: "c1", Resume: out.Handoff})
+		done <- err
+	}()
+	select {
+	case p := <-beats:
+		if !strings.Contains(string(p.Tail), "early") || p.Total != int64(len("early\n")) {
+			t.Errorf("first heartbeat %+v (tail %q), want the window's output", p, p.Tail)
+		}
+	case err := <-done:
+		t.Fatalf("the take-over ended (%v) before any heartbeat", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("no heartbeat from the take-over")
+	}
+	if err := os.WriteFile(dir+"/go", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -12,8 +12,10 @@ import (
 
 // How a turn runs its shell commands ([ThreadConfig.Commands]).
 const (
-	// CommandsActivity (the default, "") runs every command as a regular
-	// activity on the host's queue.
+	// CommandsActivity ("", what a config without the field means) runs
+	// every command as a regular activity on the host's queue. The
+	// `interpreter` binary sets CommandsLocal unless
+	// temporal.local_commands is false.
 	CommandsActivity = ""
 	// CommandsLocal runs a command first as a local activity, inside the
 	// turn's workflow task, when that task's worker serves the thread's
@@ -28,14 +30,26 @@ const (
 )
 
 // commandBudget is how long a command runs inside the workflow task
-// before it is handed off; its output shows to followers that much later.
-const commandBudget = time.Second
+// before it is handed off: a local activity shows nothing to followers,
+// so a longer command's first output reaches them that much later (plus
+// the hand-off, whose activity heartbeats what was printed at once). The
+// same as [modelCallBudget]. Turns before [localCommandsTimed] waited
+// [commandBudgetV2].
+const (
+	commandBudget   = 250 * time.Millisecond
+	commandBudgetV2 = time.Second
+)
 
 // localCommandsChange marks turns that run commands locally first;
-// from version [localCommandsBounded] on, within [localTaskBudget].
+// from version [localCommandsBounded] on, within [localTaskBudget]; from
+// [localCommandsTimed] on, also within [maxLocalTimePerTask] and with
+// the shorter [commandBudget].
 const localCommandsChange = "local-commands"
 
-const localCommandsBounded = 2
+const (
+	localCommandsBounded = 2
+	localCommandsTimed   = 3
+)
 
 // Bounds of one workflow task's local commands. A command past them
 // runs as a regular activity, which ends the task: a task's local
@@ -47,6 +61,14 @@ const localCommandsBounded = 2
 const (
 	maxLocalCommandsPerTask = 8
 	maxLocalOutputPerTask   = 256 << 10
+	// maxLocalTimePerTask bounds the summed run time of a task's local
+	// commands, as their local activities reported it (so a replay
+	// decides the same; workflow.Now does not move inside a task). The
+	// turn's events reach followers only when the task completes: with
+	// quick model calls, eight commands of a quarter second each would
+	// keep them waiting two seconds. A task runs commands locally while
+	// it has spent less, so at most this plus one [commandBudget].
+	maxLocalTimePerTask = 500 * time.Millisecond
 	// eventsPerLocalStep is what a step of local work adds to history:
 	// its model call's marker and its command's.
 	eventsPerLocalStep = 2
@@ -59,6 +81,8 @@ type localTaskBudget struct {
 	task     int
 	commands int
 	bytes    int
+	// ms is the commands' summed run time (from [localCommandsTimed]).
+	ms int64
 }
 
 // StartedCommand is the host-local record of a command a local activity
@@ -75,7 +99,8 @@ func (t *turn) localCommands(ctx workflow.Context) bool {
 	if cfg.HostQueue == "" || cfg.Commands != CommandsLocal {
 		return false
 	}
-	v := workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, localCommandsBounded)
+	t.localVersion = workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, localCommandsTimed)
+	v := t.localVersion
 	return v == 1 || v >= localCommandsBounded && t.localRoom(ctx)
 }
 
@@ -83,25 +108,43 @@ func (t *turn) localCommands(ctx workflow.Context) bool {
 // command locally (see [maxLocalCommandsPerTask]).
 func (t *turn) localRoom(ctx workflow.Context) bool {
 	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
-	b := &t.localBudget
-	if b.task != now {
-		*b = localTaskBudget{task: now}
+	b := t.taskBudget(now)
+	if t.localVersion >= localCommandsTimed && b.ms >= maxLocalTimePerTask.Milliseconds() {
+		return false
 	}
 	return b.commands < maxLocalCommandsPerTask && b.bytes < maxLocalOutputPerTask &&
 		now+eventsPerLocalStep*(b.commands+1) <= historyEventsLimit(t.in.Config)
 }
 
-// spendLocal counts a command the current task ran locally.
-func (t *turn) spendLocal(ctx workflow.Context, out *activities.ExecOutput) {
-	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
+// taskBudget is what the workflow task that began at history length now
+// spent so far.
+func (t *turn) taskBudget(now int) *localTaskBudget {
 	b := &t.localBudget
 	if b.task != now {
 		*b = localTaskBudget{task: now}
 	}
+	return b
+}
+
+// spendLocal counts a command the current task ran locally.
+func (t *turn) spendLocal(ctx workflow.Context, res *activities.LocalExecOutput) {
+	b := t.taskBudget(workflow.GetInfo(ctx).GetCurrentHistoryLength())
 	b.commands++
-	if out != nil {
+	ms := res.ElapsedMs
+	if out := res.Output; out != nil {
 		b.bytes += len(out.Output) + len(out.StartError)
+		ms = max(ms, out.DurationMs)
 	}
+	b.ms += ms
+}
+
+// commandWindow is how long this turn's commands run locally before
+// they are handed off.
+func (t *turn) commandWindow() time.Duration {
+	if t.localVersion >= localCommandsTimed {
+		return commandBudget
+	}
+	return commandBudgetV2
 }
 
 // errStartedBefore tells that a command's record showed an earlier
@@ -121,7 +164,7 @@ func (t *turn) execHere(ctx workflow.Context, opts workflow.ActivityOptions, in 
 	})
 	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
 	lin := activities.LocalExecInput{Exec: *in, HostQueue: t.in.Config.HostQueue, Key: key,
-		Budget: commandBudget, Forget: t.forgettable(now)}
+		Budget: t.commandWindow(), Forget: t.forgettable(now)}
 	var res activities.LocalExecOutput
 	err = workflow.ExecuteLocalActivity(lctx, acts.ExecHere, lin).Get(ctx, &res)
 	t.noteLocalCall(ctx)
@@ -133,7 +176,7 @@ func (t *turn) execHere(ctx workflow.Context, opts workflow.ActivityOptions, in 
 		return false, nil
 	}
 	t.st.Started = append(t.st.Started, StartedCommand{Key: key, Task: now})
-	t.spendLocal(ctx, res.Output)
+	t.spendLocal(ctx, &res)
 	switch {
 	case res.StartedBefore:
 		return true, errStartedBefore

@@ -142,6 +142,21 @@ func TestLocalCommands(t *testing.T) {
 			require.Empty(t, execs[0].Record, "a regular activity of the task's own host")
 		},
 	}, {
+		// And commands of a summed run time under maxLocalTimePerTask:
+		// three of 200 ms (the third begins at 400 ms), then a regular
+		// activity.
+		name: "a task's local time is bounded", commands: 4,
+		here: func(int, activities.LocalExecInput) *activities.LocalExecOutput {
+			out := ran("step\n")
+			out.ElapsedMs, out.Output.DurationMs = 200, 190
+			return out
+		},
+		check: func(t *testing.T, here *fakeHere, execs []activities.ExecInput, _ *fakeModel, _ *testsuite.TestWorkflowEnvironment) {
+			require.Len(t, here.inputs, 3)
+			require.Len(t, execs, 1)
+			require.Empty(t, execs[0].Record, "a regular activity of the task's own host")
+		},
+	}, {
 		// And at most maxLocalOutputPerTask bytes of output.
 		name: "a task's output is bounded", commands: 3,
 		here: func(int, activities.LocalExecInput) *activities.LocalExecOutput {

@@ -48,6 +48,9 @@ type turn struct {
 	localTask int
 	// localBudget is what this workflow task spent on local commands.
 	localBudget localTaskBudget
+	// localVersion is the turn's version of [localCommandsChange] (set
+	// by [turn.localCommands]).
+	localVersion workflow.Version
 }
 
 // TurnWorkflow is one turn: model call, the tool calls it asked for, repeat

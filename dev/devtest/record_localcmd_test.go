@@ -2,17 +2,24 @@ package devtest
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/interpreter-dev/interpreter/activities"
 	"github.com/interpreter-dev/interpreter/dev/fakemodel"
 	"github.com/interpreter-dev/interpreter/workflows"
 )
 
 // recordLocalCommands: a turn's shell commands run as local activities
 // (the default): more quick commands than one workflow task runs that
-// way (the next is a regular activity), then one handed off after its
-// first second.
+// way (the next is a regular activity), then one handed off. Its files
+// (localcmd-*) were recorded at version 2, when the hand-off came after
+// a second; a run now records version 3.
 func recordLocalCommands(t *testing.T) {
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Match: "LOCAL", Steps: []fakemodel.Step{
 		{Shell: "echo quick", Repeat: 10},
@@ -29,4 +36,52 @@ func recordLocalCommands(t *testing.T) {
 		t.Fatalf("turn: %+v", res)
 	}
 	w.save(ctx, "localcmd", id)
+}
+
+// recordLocalCommandsTimed: version 3 of local-commands. Commands of
+// about 130 ms each run locally until the workflow task has spent half a
+// second on them (the fifth then is a regular activity, though the task
+// could run eight), and one still running after 250 ms is handed off.
+func recordLocalCommandsTimed(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Match: "TIMED", Steps: []fakemodel.Step{
+		{Shell: "sleep 0.12; echo timed", Repeat: 6},
+		{Shell: "echo partial; sleep 0.8; echo slow"},
+		{Text: "timed done"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "recorder", NoShellSnapshot: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := w.Config("")
+	cfg.Commands = workflows.CommandsLocal
+	id, res := w.RunTurn(ctx, cfg, "TIMED commands")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "timed done" {
+		t.Fatalf("turn: %+v", res)
+	}
+	// The turn's commands in order: L a local activity, A an Exec
+	// activity, R an Exec activity resuming a handed-off command. Before
+	// the first A come fewer local commands than the count bound allows
+	// (the time bound ended the task); one command is handed off.
+	var shape strings.Builder
+	for _, e := range historyOf(t, w, id+"/turn-1") {
+		if e.GetMarkerRecordedEventAttributes() != nil && slices.Contains(localActivities(t, []*historypb.HistoryEvent{e}), "ExecHere") {
+			shape.WriteString("L")
+		}
+		a := e.GetActivityTaskScheduledEventAttributes()
+		if a == nil || a.GetActivityType().GetName() != workflows.ActivityExec {
+			continue
+		}
+		var in activities.ExecInput
+		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in); err != nil {
+			t.Fatal(err)
+		}
+		if in.Resume != "" {
+			shape.WriteString("R")
+		} else {
+			shape.WriteString("A")
+		}
+	}
+	if s := shape.String(); strings.Count(s, "R") != 1 || !strings.Contains(s, "LR") || strings.Index(s, "A") < 1 || strings.Index(s, "A") >= 8 {
+		t.Fatalf("commands %s (L local, A activity, R resumed): want a few L before the first A, one L handed off to an R", s)
+	}
+	w.save(ctx, "localcmd-timed", id)
 }

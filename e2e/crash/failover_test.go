@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,9 +148,9 @@ func (w *workerWorld) holder(turnID, activityType string) string {
 // good: the other sees it die (worker.PeersDirEnv) and reports the
 // command interrupted within a second or so, not after its 10 min heartbeat
 // timeout; the turn goes on, and the command ran once. (The kill comes
-// after the command's first second, which it runs inside the turn's
+// after the command's first 250 ms, which it runs inside the turn's
 // workflow task: then it is an Exec activity on its worker's own queue.
-// TestLostWorkersLocalCommandIsNotRerun kills it within that second.)
+// TestLostWorkersLocalCommandIsNotRerun kills it within them.)
 func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
 	const prompt = "lost command cell"
 	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
@@ -191,12 +192,12 @@ func TestLostWorkersCommandIsReportedAtOnce(t *testing.T) {
 	}
 }
 
-// Two workers of one host, the one running a command inside the turn's
-// workflow task (its first second, as a local activity) SIGKILLed for
-// good: the command's processes die with it; the other worker takes the
-// turn's workflow task once the dead one's times out, finds the command's
-// host-local record and reports it interrupted instead of running it
-// again; the turn goes on.
+// Two workers of one host (commands run locally first, the default), the
+// one running a command inside the turn's workflow task (its first 250
+// ms, as a local activity) SIGKILLed for good: the command's processes
+// die with it; the other worker takes the turn's workflow task once the
+// dead one's times out, finds the command's host-local record and
+// reports it interrupted instead of running it again; the turn goes on.
 func TestLostWorkersLocalCommandIsNotRerun(t *testing.T) {
 	const prompt = "lost local command cell"
 	w := newWorkerWorld(t, &fakemodel.Script{Turns: []fakemodel.Turn{
@@ -204,22 +205,40 @@ func TestLostWorkersLocalCommandIsNotRerun(t *testing.T) {
 	}})
 	a, _ := w.Worker()
 	b, _ := w.Worker()
-	run := w.Exec("-c", "temporal.local_commands=true", "--json", prompt)
+	run := w.Exec("--json", prompt)
 	run.WaitFor(func() bool { return strings.Contains(run.Stdout.String(), "thread.started") }, 60*time.Second, "the thread")
 	turn := e2etest.ThreadIDOf(t, e2etest.JSONLines(t, run.Stdout.String())) + "/turn-1"
 	runs := filepath.Join(w.Work, "runs.txt")
-	e2etest.WaitUntil(t, func() bool { b, _ := os.ReadFile(runs); return strings.Contains(string(b), "ran") }, 60*time.Second,
-		"the command to run", func() string { return run.Stdout.String() + run.Stderr.String() })
+	// Both workers are frozen (SIGSTOP) as soon as the command has begun,
+	// so that its local window does not end while the test finds which
+	// of them holds the turn's workflow task; the command's processes,
+	// not stopped, go on.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+		if b, _ := os.ReadFile(runs); strings.Contains(string(b), "ran") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the command did not run\n%s%s", run.Stdout, run.Stderr)
+		}
+	}
+	for _, p := range []*e2etest.Proc{a, b} {
+		if err := p.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	}
 	holder := w.lastTaskWorker(turn)
-	victim := a
+	victim, other := a, b
 	if !holdsPid(holder, a) {
-		victim = b
+		victim, other = b, a
 	}
 	if !holdsPid(holder, victim) {
 		t.Fatalf("the turn's workflow task is held by %q, neither worker (%d, %d)", holder, a.Cmd.Process.Pid, b.Cmd.Process.Pid)
 	}
 	victim.Kill()
 	killed := time.Now()
+	if err := other.Cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
 	if code := run.Wait(90 * time.Second); code != 0 || !strings.Contains(run.Stdout.String(), "went on") {
 		t.Fatalf("exit %d\n%s%s", code, run.Stdout, run.Stderr)
 	}
@@ -227,7 +246,7 @@ func TestLostWorkersLocalCommandIsNotRerun(t *testing.T) {
 	evs := w.history(turn)
 	for _, e := range evs {
 		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "Exec" {
-			t.Fatalf("the command was handed off before the kill (the test needs the kill within its first second):\n%s", dumpHistory(evs))
+			t.Fatalf("the command was handed off before the kill (the test needs the kill within its first 250 ms):\n%s", dumpHistory(evs))
 		}
 	}
 	items := e2etest.CompletedItems(e2etest.JSONLines(t, run.Stdout.String()))

@@ -314,12 +314,15 @@ type Temporal struct {
 	// false: always a regular activity, with heartbeats, streamed text and
 	// a labelled bar on the UI's timeline.
 	LocalModelCalls *bool `toml:"local_model_calls"`
-	// LocalCommands chooses how shell commands run. true: a command runs
-	// first inside the turn's workflow task when its worker serves the
-	// workspace host, and one still running after a second is handed off
-	// to a regular activity (workflows.CommandsLocal); its output reaches
-	// followers only then. Unset (the default) or false: always a regular
-	// activity, its output streamed as it comes.
+	// LocalCommands chooses how shell commands run. Unset (the default)
+	// or true: a command runs first inside the turn's workflow task when
+	// its worker serves the workspace host, and one still running after
+	// 250 ms is handed off to a regular activity (workflows.CommandsLocal),
+	// whose first heartbeat carries what it printed by then: a follower
+	// sees a longer command's first output about a third of a second
+	// late, and a task's quick commands (at most half a second of them)
+	// when the task completes. false: always a regular activity, its
+	// output streamed as it comes.
 	LocalCommands *bool `toml:"local_commands"`
 	// UIURL is the base URL of the Temporal Web UI, for links printed by
 	// front ends (default: the dev server's http://127.0.0.1:8233 when

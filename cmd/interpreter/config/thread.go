@@ -163,15 +163,15 @@ func ModelCalls(local *bool) string {
 }
 
 // Commands maps temporal.local_commands to how turns run shell commands:
-// true, locally first; unset or false, always as regular activities. Off
-// by default because a command run locally shows no output until it is
-// handed off after its first second (or ends): a client streaming its
-// output would see that second's lines late, in one piece.
+// unset or true, locally first; false, always as regular activities. A
+// command run locally shows no output until it is handed off after a
+// quarter second (or ends): a client streaming its output sees that
+// quarter second's lines in one piece, as the hand-off's first heartbeat.
 func Commands(local *bool) string {
-	if local != nil && *local {
-		return workflows.CommandsLocal
+	if local != nil && !*local {
+		return workflows.CommandsActivity
 	}
-	return workflows.CommandsActivity
+	return workflows.CommandsLocal
 }
 
 // projectDocMaxBytes maps project_doc_max_bytes onto the thread's setting:
