@@ -24,7 +24,7 @@ func itemsOf(notes []map[string]any, method string) []map[string]any {
 // continuation turn on the same thread that keeps the whole history.
 func TestAppServerOrchestratorFlow(t *testing.T) {
 	e := newEnv(t, &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "ABC-1", Steps: []fakemodel.Step{{Reasoning: "look first", Shell: "echo app-server-marker; sleep 1; echo app-server-later"},
+		{Match: "ABC-1", Steps: []fakemodel.Step{{Reasoning: "look first", Shell: "echo app-server-marker; sleep 2; echo app-server-later"},
 			{Text: "first turn done, streamed", ChunkDelayMs: 150}}},
 		{Match: "continue", Steps: []fakemodel.Step{{Text: "second turn done"}}},
 		{Match: "forked", Steps: []fakemodel.Step{{Text: "fork turn done"}}},
@@ -117,7 +117,10 @@ func TestAppServerOrchestratorFlow(t *testing.T) {
 				startedAt, completedAt, c.final)
 		}
 	}
-	// The first line went out on its own, while the command slept.
+	// The first line went out on its own, while the command slept. A
+	// command's first 250 ms run inside the turn's workflow task, so its
+	// first line is told at the hand-off: the 2 s sleep leaves a loaded
+	// machine time to do that, and the line still has to come alone.
 	if d := deltaWith(notes, "item/commandExecution/outputDelta", cmd["id"].(string), "app-server-marker"); d == "" || strings.Contains(d, "app-server-later") {
 		t.Errorf("output delta %q: the command's first line did not go out on its own", d)
 	}
