@@ -80,8 +80,15 @@ func recordLocalCommandsTimed(t *testing.T) {
 			shape.WriteString("A")
 		}
 	}
-	if s := shape.String(); strings.Count(s, "R") != 1 || !strings.Contains(s, "LR") || strings.Index(s, "A") < 1 || strings.Index(s, "A") >= 8 {
-		t.Fatalf("commands %s (L local, A activity, R resumed): want a few L before the first A, one L handed off to an R", s)
+	// The shape depends on how long the commands take, so it is what a
+	// recording must have; a loaded machine (CI) hands off more of them,
+	// and a task may end at a hand-off before its time bound.
+	s := shape.String()
+	if !strings.HasPrefix(s, "L") {
+		t.Fatalf("commands %s (L local, A activity, R resumed): want the first one local", s)
+	}
+	if *record && (strings.Count(s, "R") != 1 || !strings.Contains(s, "LR") || strings.Index(s, "A") < 1 || strings.Index(s, "A") >= 8) {
+		t.Fatalf("commands %s (L local, A activity, R resumed): want a few L before the first A, one L handed off to an R (record on a quieter machine)", s)
 	}
 	w.save(ctx, "localcmd-timed", id)
 }
