@@ -55,6 +55,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("bgterm", recordBgterm)
 	t.Run("approvalstatus", recordApprovalStatus)
 	t.Run("localcmd", recordLocalCommands)
+	t.Run("quiet", recordQuiet)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown
