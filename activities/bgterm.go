@@ -2,9 +2,12 @@ package activities
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Background terminals: a session still running when its turn ended.
@@ -44,8 +47,14 @@ type WatchSessionOutput struct {
 // WatchSession waits until a session's process ends, heartbeating (a
 // watch whose worker died times out: the thread then reports the session
 // ended with that worker). It returns early, reporting nothing, when the
-// session is closed or a call reports its end.
+// session is closed or a call reports its end. It heartbeats rarely when
+// the thread gives it a long heartbeat timeout ([Activities.keepAliveEvery]):
+// a worker lost on this machine is found through its peers' lock files,
+// and the thread stops a watch through [Activities.StopCommand] naming
+// [WatchStopKey].
 func (a *Activities) WatchSession(ctx context.Context, in WatchSessionInput) (*WatchSessionOutput, error) {
+	ctx, unstop := a.stoppable(ctx, WatchStopKey(in.SessionID))
+	defer unstop()
 	gone := &WatchSessionOutput{SessionID: in.SessionID, Gone: true}
 	s := a.execSessions().get(in.ThreadID, in.SessionID)
 	if s == nil {
@@ -61,15 +70,17 @@ func (a *Activities) WatchSession(ctx context.Context, in WatchSessionInput) (*W
 		defer t.Stop()
 		expire = t.C
 	}
-	tick := time.NewTicker(a.heartbeatEvery())
-	defer tick.Stop()
+	ka := a.newKeepAlive(ctx)
+	defer ka.stop()
 	expired := false
 	for {
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-tick.C:
-			activity.RecordHeartbeat(ctx)
+			return nil, stopped(ctx)
+		case <-ka.C():
+			if ka.due() {
+				activity.RecordHeartbeat(ctx)
+			}
 			continue
 		case <-expire:
 			expired, expire = true, nil
@@ -96,7 +107,7 @@ func (a *Activities) WatchSession(ctx context.Context, in WatchSessionInput) (*W
 			select {
 			case <-s.left:
 			case <-ctx.Done():
-				return nil, ctx.Err()
+				return nil, stopped(ctx)
 			}
 			claimed, _ = s.claimIdle()
 		}
@@ -106,4 +117,17 @@ func (a *Activities) WatchSession(ctx context.Context, in WatchSessionInput) (*W
 		a.execSessions().remove(s)
 		return &WatchSessionOutput{SessionID: s.id, Exited: !expired, Expired: expired, ExitCode: s.exitCode, Tail: s.lastBytes(tailBytes)}, nil
 	}
+}
+
+// WatchStopKey is the key under which a thread's [Activities.StopCommand]
+// stops its watch of session id.
+func WatchStopKey(id int) string { return "watch/" + strconv.Itoa(id) }
+
+// stopped is the error of a watch ended by ctx: Temporal's cancellation,
+// or the thread's stop, which is one too.
+func stopped(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), errStopped) {
+		return temporal.NewCanceledError()
+	}
+	return ctx.Err()
 }

@@ -131,25 +131,30 @@ type MCPCallToolOutput struct {
 // (tool_timeout_sec), or whose server fails to start or dies during the
 // call is a normal result the model reads; the next call reconnects.
 //
-// It heartbeats while the call runs, so a lost worker is noticed within
-// the heartbeat timeout and a cancelled turn stops waiting for the call.
+// It heartbeats while the call runs, rarely when the turn gives it a long
+// heartbeat timeout ([Activities.keepAliveEvery]): a worker lost on this
+// machine is found through its peers' lock files instead, and a stopped
+// turn ends the call through [Activities.StopCommand], which names its
+// call id.
 func (a *Activities) MCPCallTool(ctx context.Context, in MCPCallToolInput) (MCPCallToolOutput, error) {
+	ctx, unstop := a.stoppable(ctx, in.CallID)
+	defer unstop()
 	if activity.IsActivity(ctx) {
-		every := a.HeartbeatEvery
-		if every <= 0 {
-			every = time.Second
-		}
+		ka := a.newKeepAlive(ctx)
 		done := make(chan struct{})
 		defer close(done)
 		go func() {
-			t := time.NewTicker(every)
-			defer t.Stop()
+			defer ka.stop()
 			for {
 				select {
 				case <-done:
 					return
-				case <-t.C:
-					activity.RecordHeartbeat(ctx)
+				case <-ka.C():
+					if ka.due() {
+						// The call id lets a stop that reached another worker
+						// of the host find this one (worker: stopqueue.go).
+						activity.RecordHeartbeat(ctx, MCPProgress{CallID: in.CallID})
+					}
 				}
 			}
 		}()
@@ -160,6 +165,11 @@ func (a *Activities) MCPCallTool(ctx context.Context, in MCPCallToolInput) (MCPC
 		return MCPCallToolOutput{}, err
 	}
 	return MCPCallToolOutput{Output: res.Text, IsError: res.IsError, DurationMs: max(time.Since(start).Milliseconds(), 1)}, nil
+}
+
+// MCPProgress is an MCP call's heartbeat: which call it is.
+type MCPProgress struct {
+	CallID string `json:"call_id"`
 }
 
 // MCPCallTimeout bounds [Activities.MCPCallTool]: starting the server

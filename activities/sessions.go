@@ -358,15 +358,13 @@ var sessionEnv = []string{"NO_COLOR=1", "TERM=dumb", "PAGER=cat", "GIT_PAGER=cat
 // collectFor waits up to yield for the session's output, returning early
 // when the process ends; while it waits the output is heartbeated under
 // callID (see [ExecProgress]).
-func (a *Activities) collectFor(hb func(*liveTail, time.Time), s *execSession, yield time.Duration, done <-chan struct{}) (out []byte, dropped int64, exited bool) {
+func (a *Activities) collectFor(hb func(live *liveTail, since time.Time, grew bool), ka *keepAlive, s *execSession, yield time.Duration, done <-chan struct{}) (out []byte, dropped int64, exited bool) {
 	live := &liveTail{}
 	s.setWatch(live)
 	defer s.setWatch(nil)
 	start := time.Now()
 	deadline := time.NewTimer(yield)
 	defer deadline.Stop()
-	tick := time.NewTicker(a.heartbeatEvery())
-	defer tick.Stop()
 	liveTick := time.NewTicker(liveEvery)
 	defer liveTick.Stop()
 	var sent int64
@@ -389,10 +387,13 @@ func (a *Activities) collectFor(hb func(*liveTail, time.Time), s *execSession, y
 		case <-liveTick.C:
 			if n := live.written(); n != sent {
 				sent = n
-				hb(live, start)
+				ka.beat()
+				hb(live, start, true)
 			}
-		case <-tick.C:
-			hb(live, start)
+		case <-ka.C():
+			if ka.due() {
+				hb(live, start, false)
+			}
 		}
 	}
 }

@@ -37,6 +37,9 @@ type WriteStdinInput struct {
 	Chars     string `json:"chars,omitempty"`
 	YieldMs   int64  `json:"yield_ms"`
 	MaxTokens int    `json:"max_tokens"`
+	// StopKey, when set, is the key (the write_stdin's own call id) under
+	// which the turn's [Activities.StopCommand] ends the wait at once.
+	StopKey string `json:"stop_key,omitempty"`
 }
 
 // SessionOutput is the output of one exec_command or write_stdin call.
@@ -83,8 +86,11 @@ type CloseSessionsOutput struct {
 // ExecCommand starts a session and waits up to the yield time for its
 // output. A process that ended by then is gone; one still running stays
 // in this worker process for later [Activities.WriteStdin] calls. An
-// interrupted turn ends the process (the model never learned its id).
+// interrupted turn ends the process (the model never learned its id);
+// its [Activities.StopCommand], naming the call id, does so at once.
 func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*SessionOutput, error) {
+	ctx, unstop := a.stoppable(ctx, in.Exec.CallID)
+	defer unstop()
 	if len(in.Exec.Command) == 0 {
 		return &SessionOutput{SessionID: in.SessionID, ExitCode: -1, StartError: "empty command", Output: "empty command"}, nil
 	}
@@ -114,8 +120,12 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 }
 
 // WriteStdin writes chars to a session's terminal (nothing: a poll) and
-// waits up to the yield time for its output.
+// waits up to the yield time for its output. A stop of the turn
+// ([Activities.StopCommand] naming StopKey) ends the wait at once; the
+// session goes on.
 func (a *Activities) WriteStdin(ctx context.Context, in WriteStdinInput) (*SessionOutput, error) {
+	ctx, unstop := a.stoppable(ctx, in.StopKey)
+	defer unstop()
 	start := time.Now()
 	s := a.execSessions().get(in.ThreadID, in.SessionID)
 	if s == nil || !s.enter() {
@@ -151,14 +161,25 @@ func (a *Activities) CloseSessions(ctx context.Context, in CloseSessionsInput) (
 // collect waits for a session's output and describes the session after
 // the wait; a session whose process ended is removed.
 func (a *Activities) collect(ctx context.Context, s *execSession, callID string, yieldMs int64, maxTokens int, start time.Time) *SessionOutput {
-	hb := func(live *liveTail, since time.Time) {
-		if activity.IsActivity(ctx) {
-			p := live.progress(callID)
-			p.ElapsedMs = time.Since(since).Milliseconds()
-			activity.RecordHeartbeat(ctx, p)
+	// As a command's: output is heartbeated soon, a quiet wait only keeps
+	// the activity alive, rarely, and output after a silence first wakes
+	// the turn's followers (see [waker]).
+	wake := a.newWaker(ctx, start)
+	hb := func(live *liveTail, since time.Time, grew bool) {
+		if !activity.IsActivity(ctx) {
+			return
 		}
+		if grew {
+			wake.grew(ctx, time.Now())
+		}
+		p := live.progress(callID)
+		p.ElapsedMs = time.Since(since).Milliseconds()
+		p.WakeAfterMs = wake.afterMs()
+		activity.RecordHeartbeat(ctx, p)
 	}
-	raw, dropped, exited := a.collectFor(hb, s, time.Duration(yieldMs)*time.Millisecond, ctx.Done())
+	ka := a.newKeepAlive(ctx)
+	defer ka.stop()
+	raw, dropped, exited := a.collectFor(hb, ka, s, time.Duration(yieldMs)*time.Millisecond, ctx.Done())
 	text, tokens := truncateTokens(string(raw), maxTokens)
 	out := &SessionOutput{SessionID: s.id, Output: text, OriginalTokens: tokens, Dropped: dropped,
 		WallMs: time.Since(start).Milliseconds(), ChunkID: chunkID(), Tail: s.lastOutput()}

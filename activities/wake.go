@@ -43,15 +43,16 @@ type waker struct {
 }
 
 // newWaker is the waker of the command started at start by ctx's
-// activity: only a turn's Exec (regular, not local) activity wakes its
-// followers, and only when the worker gave a way to ([Activities.Wake]).
+// activity: only a turn's Exec, ExecCommand and WriteStdin (regular, not
+// local) activities wake its followers, and only when the worker gave a
+// way to ([Activities.Wake]).
 func (a *Activities) newWaker(ctx context.Context, start time.Time) *waker {
 	w := &waker{last: start}
 	if a.Wake == nil || !activity.IsActivity(ctx) {
 		return w
 	}
 	info := activity.GetInfo(ctx)
-	if info.IsLocalActivity || info.ActivityType.Name != execActivity {
+	if info.IsLocalActivity || !wakingActivities[info.ActivityType.Name] {
 		return w
 	}
 	id, run := info.WorkflowExecution.ID, info.WorkflowExecution.RunID
@@ -60,9 +61,10 @@ func (a *Activities) newWaker(ctx context.Context, start time.Time) *waker {
 	return w
 }
 
-// execActivity is the registered name of [Activities.Exec] (the worker
-// registers it by method value).
-const execActivity = "Exec"
+// wakingActivities are the registered names (the worker registers them by
+// method value) of the activities whose output wakes followers:
+// [Activities.Exec], [Activities.ExecCommand], [Activities.WriteStdin].
+var wakingActivities = map[string]bool{"Exec": true, "ExecCommand": true, "WriteStdin": true}
 
 // grew notes that the output grew, seen at now: after a silence of
 // w.after it first wakes the followers and doubles the silence the next

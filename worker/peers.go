@@ -19,8 +19,9 @@ import (
 // the kernel grants the moment the holder exits, however it died. The
 // survivor then does what a worker restarted on the host would do
 // ([Reclaim], [Unstick]): the dead process's running commands are
-// reported interrupted, its model calls made afresh, within a second
-// instead of their heartbeat timeouts (20 s for a quiet command). Workers
+// reported interrupted, its model calls made afresh, its MCP calls,
+// unified-exec calls and background terminals' watches ended, within a
+// second instead of their heartbeat timeouts (minutes for quiet ones). Workers
 // on other machines never see each other this way; their loss is found
 // by the heartbeat timeouts.
 

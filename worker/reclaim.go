@@ -57,17 +57,25 @@ func goneHere(identity, host string) bool {
 // maxReclaimScan bounds how many running turns a starting worker looks at.
 const maxReclaimScan = 1000
 
-// Reclaim ends the started activities of the running turns whose worker
-// was a dead process of this host, and returns how many it ended.
+// Reclaim ends the started activities of the running turns and threads
+// (a thread's are its background terminals' watches and memory phases)
+// whose worker was a dead process of this host, and returns how many it
+// ended.
 func Reclaim(ctx context.Context, c client.Client, namespace, identity string) (int, error) {
 	host, _ := os.Hostname()
 	ended := 0
-	err := eachRunning(ctx, c, namespace, "WorkflowType = 'TurnWorkflow'", func(ex *commonpb.WorkflowExecution) error {
-		n, err := reclaimTurn(ctx, c, namespace, identity, host, ex)
-		ended += n
-		return err
-	})
-	return ended, err
+	// Turns first: what they wait on is what a person waits on.
+	for _, typ := range []string{"TurnWorkflow", "ThreadWorkflow"} {
+		err := eachRunning(ctx, c, namespace, "WorkflowType = '"+typ+"'", func(ex *commonpb.WorkflowExecution) error {
+			n, err := reclaimPending(ctx, c, namespace, identity, host, ex)
+			ended += n
+			return err
+		})
+		if err != nil {
+			return ended, err
+		}
+	}
+	return ended, nil
 }
 
 // Unstick unbinds every open thread and turn that a dead process of this
@@ -146,7 +154,7 @@ func lastTaskWorker(newestFirst []*historypb.HistoryEvent) string {
 	return ""
 }
 
-func reclaimTurn(ctx context.Context, c client.Client, namespace, identity, host string, ex *commonpb.WorkflowExecution) (int, error) {
+func reclaimPending(ctx context.Context, c client.Client, namespace, identity, host string, ex *commonpb.WorkflowExecution) (int, error) {
 	d, err := c.DescribeWorkflowExecution(ctx, ex.GetWorkflowId(), ex.GetRunId())
 	if err != nil {
 		return 0, nil // ended meanwhile

@@ -11,9 +11,9 @@ import (
 )
 
 // commandWorker finds the identity of the worker running a turn's shell
-// command: the pending Exec activity whose heartbeat names the call id,
-// or the turn's only pending Exec activity (one that has not heartbeated
-// yet names none).
+// command (or other [stoppable] call): the pending activity whose
+// heartbeat names the call id, or the turn's only pending one (one that
+// has not heartbeated yet names none).
 func commandWorker(c client.Client) func(context.Context, string, string) (string, error) {
 	return func(ctx context.Context, turnID, callID string) (string, error) {
 		d, err := c.DescribeWorkflowExecution(ctx, turnID, "")
@@ -23,7 +23,7 @@ func commandWorker(c client.Client) func(context.Context, string, string) (strin
 		want := []byte(fmt.Sprintf("%q:%q", "call_id", callID))
 		var only []string
 		for _, p := range d.GetPendingActivities() {
-			if p.GetActivityType().GetName() != "Exec" || p.GetLastWorkerIdentity() == "" {
+			if !stoppable[p.GetActivityType().GetName()] || p.GetLastWorkerIdentity() == "" {
 				continue
 			}
 			for _, pl := range p.GetHeartbeatDetails().GetPayloads() {
@@ -39,6 +39,11 @@ func commandWorker(c client.Client) func(context.Context, string, string) (strin
 		return "", fmt.Errorf("%s: no running command %s found", turnID, callID)
 	}
 }
+
+// stoppable are the activities a turn stops through StopCommand on the
+// host queue: commands, unified-exec sessions' first calls and MCP calls
+// (each heartbeats its call id).
+var stoppable = map[string]bool{"Exec": true, "ExecCommand": true, "MCPCallTool": true}
 
 // Activities are the activities this worker runs (for tests that call
 // one directly, as another worker of the host would).

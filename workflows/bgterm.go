@@ -195,15 +195,23 @@ func (t *thread) bgDrop(id int) bool {
 
 // bgStop ends the run's watches and waits for them (before the thread
 // continues as new: the next run starts them again); an end they report
-// meanwhile is kept.
+// meanwhile is kept. Quiet watches are told directly ([thread.bgStopWatch]).
 func (t *thread) bgStop(ctx workflow.Context) {
 	if len(t.bg.watching) == 0 {
 		return
 	}
+	quiet := t.bgQuiet(ctx)
+	var stops []workflow.Future
 	for _, id := range workflow.DeterministicKeys(t.bg.watching) {
 		t.bg.watching[id]()
+		if quiet {
+			stops = append(stops, t.bgStopWatch(ctx, id))
+		}
 	}
 	_ = workflow.Await(ctx, func() bool { return len(t.bg.watching) == 0 })
+	for _, f := range stops {
+		_ = f.Get(ctx, nil)
+	}
 }
 
 func (t *thread) bgPickup() time.Duration {

@@ -255,6 +255,13 @@ func TestBackgroundTerminalSurvivesContinueAsNew(t *testing.T) {
 	mockSession(env)
 	var watches atomic.Int32
 	mockExit(env, 10*time.Hour, &watches)
+	// The watch heartbeats minutes apart: the thread tells its worker to
+	// stop it.
+	var stops []activities.StopCommandInput
+	env.OnActivity(a.StopCommand, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.StopCommandInput) (activities.StopCommandOutput, error) {
+		stops = append(stops, in)
+		return activities.StopCommandOutput{Stopped: true}, nil
+	})
 	env.RegisterDelayedCallback(func() { startTurn(env, StartTurnRequest{Prompt: "build it"}) }, 0)
 	env.RegisterDelayedCallback(func() {
 		env.SetCurrentHistoryLength(threadHistoryLimit + 1)
@@ -268,6 +275,8 @@ func TestBackgroundTerminalSurvivesContinueAsNew(t *testing.T) {
 	require.Len(t, next.State.ExecSessions, 1, "the open session is carried")
 	require.Equal(t, 1000, next.State.ExecSessions[0].ID)
 	require.Empty(t, next.State.BgNotices, "the stopped watch reported nothing")
+	require.Len(t, stops, 1, "the watch was told to stop")
+	require.Equal(t, activities.WatchStopKey(1000), stops[0].CallID)
 
 	env = newEnv(t)
 	mockModel(env, model)

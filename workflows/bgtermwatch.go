@@ -38,10 +38,7 @@ func (t *thread) bgWatchAll(ctx workflow.Context, cfg BackgroundTerminalsConfig)
 func (t *thread) bgWatch(ctx workflow.Context, s ExecSession, until time.Time, cfg BackgroundTerminalsConfig) {
 	wctx, cancel := workflow.WithCancel(ctx)
 	t.bg.watching[s.ID] = cancel
-	hb := t.st.Config.ExecHeartbeat
-	if hb <= 0 {
-		hb = 5 * time.Second
-	}
+	hb := t.bgHeartbeat(t.bgQuiet(ctx))
 	queue := s.Queue
 	if queue == "" {
 		queue = t.st.Config.HostQueue

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -102,21 +101,21 @@ func (t *turn) runMCP(ctx workflow.Context, c activities.DecodedCall, x harness.
 	it := t.newItem(ItemMCPToolCall)
 	it.Server, it.Tool, it.Arguments, it.Status = x.Server, x.Tool, c.Inv.Arguments, StatusInProgress
 	t.log.add(Event{Type: EventItemStarted, Item: copyItem(it)})
-	hb := t.in.Config.ExecHeartbeat
-	if hb <= 0 {
-		hb = 5 * time.Second
-	}
+	quiet := t.quietTools(ctx)
 	opts := workflow.ActivityOptions{
 		TaskQueue:           t.in.Config.HostQueue,
 		StartToCloseTimeout: activities.MCPCallTimeout(srv),
-		HeartbeatTimeout:    hb,
+		HeartbeatTimeout:    t.toolHeartbeat(quiet),
 		Summary:             oneLine("mcp: "+x.Server+" · "+x.Tool, 120),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	}
 	in := activities.MCPCallToolInput{ThreadID: t.in.ThreadID, CallID: c.Call.CallID, Server: srv, Tool: x.Tool,
 		Arguments: []byte(c.Inv.Arguments), MaxOutput: t.in.Config.MaxToolOutput}
 	var out activities.MCPCallToolOutput
-	err := t.onHost(ctx, opts, acts.MCPCallTool, in, &out)
+	err := t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
+		f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.MCPCallTool, in)
+		return t.awaitTool(ctx, quiet, f, c.Call.CallID, o.TaskQueue, &out)
+	})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		out = activities.MCPCallToolOutput{Output: "not finished: the turn was stopped during the call of " + x.Tool, IsError: true}

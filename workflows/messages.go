@@ -178,9 +178,12 @@ type ThreadConfig struct {
 	// Limits, overridable for tests.
 	MaxToolOutput int           `json:"max_tool_output,omitempty"`
 	ExecHeartbeat time.Duration `json:"exec_heartbeat,omitempty"`
-	// CommandHeartbeat is a shell command's heartbeat timeout ([temporal]
-	// command_heartbeat; 0: 10 min). What it bounds is how long a command
-	// whose machine vanished with all its workers stays running.
+	// CommandHeartbeat is the heartbeat timeout ([temporal]
+	// command_heartbeat; 0: 10 min) of a shell command, and of an MCP
+	// call, a unified-exec call and a background terminal's watch in runs
+	// with the quiet-tools and quiet-watches markers. What it bounds is
+	// how long a call whose machine vanished with all its workers stays
+	// running.
 	CommandHeartbeat time.Duration `json:"command_heartbeat,omitempty"`
 	ModelHeartbeat   time.Duration `json:"model_heartbeat,omitempty"`
 	HistoryEventsCAN int           `json:"history_events_can,omitempty"`

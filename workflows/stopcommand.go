@@ -45,7 +45,7 @@ func (t *turn) awaitCommand(ctx workflow.Context, f workflow.Future, callID stri
 
 // awaitCommandOn is [turn.awaitCommand] for a command whose stop goes to
 // stopQueue (a handed-off command's, its worker's own queue).
-func (t *turn) awaitCommandOn(ctx workflow.Context, f workflow.Future, callID, stopQueue string, out *activities.ExecOutput) error {
+func (t *turn) awaitCommandOn(ctx workflow.Context, f workflow.Future, callID, stopQueue string, out any) error {
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(f, func(workflow.Future) {})
 	sel.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})

@@ -115,8 +115,12 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	in := activities.ExecCommandInput{Exec: t.execInput(c.Call.CallID, argv, it.Cwd, v.Unsandboxed),
 		SessionID: id, TTY: inv.TTY, YieldMs: yield, MaxTokens: tokens}
 	var out activities.SessionOutput
-	err := t.onHost(ctx, t.sessionOpts(t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110)),
-		acts.ExecCommand, in, &out)
+	quiet := t.quietTools(ctx)
+	opts := t.sessionOpts(t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110), t.toolHeartbeat(quiet))
+	err := t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
+		f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.ExecCommand, in)
+		return t.awaitTool(ctx, quiet, f, c.Call.CallID, o.TaskQueue, &out)
+	})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
@@ -192,8 +196,13 @@ func (t *turn) runWriteStdin(ctx workflow.Context, c activities.DecodedCall) har
 	}
 	in := activities.WriteStdinInput{ThreadID: t.in.ThreadID, CallID: s.CallID, SessionID: s.ID, Chars: inv.Chars, YieldMs: yield, MaxTokens: tokens}
 	var out activities.SessionOutput
-	err := workflow.ExecuteActivity(t.sessionCtx(ctx, queue, yield, t.pickup(), "write_stdin: session "+itoa(s.ID)),
-		acts.WriteStdin, in).Get(ctx, &out)
+	quiet := t.quietTools(ctx)
+	if quiet {
+		in.StopKey = c.Call.CallID
+	}
+	opts := t.sessionOpts(queue, yield, t.pickup(), "write_stdin: session "+itoa(s.ID), t.toolHeartbeat(quiet))
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.WriteStdin, in)
+	err := t.awaitTool(ctx, quiet, f, c.Call.CallID, queue, &out)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fail("write_stdin interrupted: the turn was stopped while it waited; the session is still open")
@@ -237,19 +246,10 @@ func sessionText(out activities.SessionOutput) string {
 	return b.String()
 }
 
-// sessionCtx runs a session call once on queue. pickup > 0 bounds how
-// long it may wait for its worker process: one that is gone never takes
-// it.
-func (t *turn) sessionCtx(ctx workflow.Context, queue string, yieldMs int64, pickup time.Duration, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, t.sessionOpts(queue, yieldMs, pickup, summary))
-}
-
-// sessionOpts are the options of a session call (see [turn.sessionCtx]).
-func (t *turn) sessionOpts(queue string, yieldMs int64, pickup time.Duration, summary string) workflow.ActivityOptions {
-	hb := t.in.Config.ExecHeartbeat
-	if hb <= 0 {
-		hb = 5 * time.Second
-	}
+// sessionOpts are the options of a session call: once on queue, with
+// heartbeat timeout hb. pickup > 0 bounds how long it may wait for its
+// worker process: one that is gone never takes it.
+func (t *turn) sessionOpts(queue string, yieldMs int64, pickup time.Duration, summary string, hb time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue:              queue,
 		ScheduleToStartTimeout: pickup,

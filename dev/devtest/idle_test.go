@@ -121,7 +121,10 @@ const idleBound = 0.05
 
 // Open turns whose commands print nothing cost the server close to
 // nothing, followed or not: the test parks N turns followed as the front
-// ends follow them and N unfollowed, each in a silent `sleep`, counts the
+// ends follow them and N unfollowed, each in a silent `sleep` (and, in the
+// same window, N of each kind of quiet wait, followed: an MCP call, a
+// unified-exec poll, an approval; and N threads watching a background
+// terminal: see [idleTool]), counts the
 // gRPC calls the worker's client and the followers' client make over a
 // window of the sleep, and logs them per turn and second by method (and
 // the whole process's CPU, server included). The worker's calls are the
@@ -137,10 +140,15 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 	n := idleTurns(t)
 	// Long enough that no command ends before the window does, however
 	// long starting the turns took.
-	sleep := settle + window + 20*time.Second + time.Duration(2*n)*400*time.Millisecond
-	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
+	sleep := settle + window + 20*time.Second + time.Duration(6*n)*400*time.Millisecond
+	tools := idleTools(t, sleep)
+	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Match: "IDLE-CMD", Steps: []fakemodel.Step{
 		{Shell: fmt.Sprintf("sleep %d; echo woke", int(sleep.Seconds()))}, {Text: "done"},
-	}}}})
+	}}}}
+	for _, k := range tools {
+		script.Turns = append(script.Turns, k.turn())
+	}
+	w := Start(t, script)
 	var workerRPCs, followerRPCs rpcCounter
 	w.StartWorker(WorkerOptions{Name: "idle", Client: dialCounting(w, &workerRPCs)})
 	fc := dialCounting(w, &followerRPCs)
@@ -152,7 +160,7 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 		for i := range n {
 			id := fmt.Sprintf("idle-%t-%d", followed, i)
 			resp, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
-				workflows.StartTurnRequest{Prompt: "wait"})
+				workflows.StartTurnRequest{Prompt: "IDLE-CMD wait"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,6 +171,12 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 		}
 	}
 	awaitCommandsRunning(ctx, t, w, turns)
+	// One kind at a time: a watch not taken within its pickup bound (5 s)
+	// on a machine busy starting a hundred turns is reported lost.
+	for _, k := range tools {
+		k.start(ctx, t, w, n)
+		k.awaitParked(ctx, t, w)
+	}
 	// The measurement starts once every command has run for a while: a
 	// follower looks closely for 3 s after each event of the turn, then
 	// backs off until the command has been quiet long enough that it
@@ -170,11 +184,17 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 	// measures the quiet that follows.
 	time.Sleep(settle)
 	wb, fb, cpu0 := workerRPCs.snapshot(), followerRPCs.snapshot(), cpuTime()
+	for _, k := range tools {
+		k.mark()
+	}
 	time.Sleep(window) // a measurement over a fixed window of the sleep
 	wa, fa, cpu1 := workerRPCs.snapshot(), followerRPCs.snapshot(), cpuTime()
+	for _, k := range tools {
+		k.measure(t, n, window)
+	}
 	perTurn, byMethod, perWorker := rates(wb, wa, 2*n, window)
 	fPerTurn, fByMethod, _ := rates(fb, fa, n, window)
-	t.Logf("%d turns followed and %d not, over %v: worker %.4f RPC/s per turn %v (its own polls %.2f/s); followers %.4f RPC/s per followed turn %v; process CPU %.1f%% of a core",
+	t.Logf("%d turns followed and %d not, over %v: worker %.4f RPC/s per turn %v (its own polls and worker heartbeats %.2f/s); followers %.4f RPC/s per followed turn %v; process CPU %.1f%% of a core",
 		n, n, window, perTurn, byMethod, perWorker, fPerTurn, fByMethod, 100*float64(cpu1-cpu0)/float64(window))
 	t.Logf("an idle open turn: %.4f RPC/s unfollowed, %.4f followed", perTurn, perTurn+fPerTurn)
 	if perTurn > idleBound || perTurn+fPerTurn > idleBound {
@@ -190,6 +210,9 @@ func TestIdleOpenTurnsCostLittle(t *testing.T) {
 		if err := <-ended; err != nil {
 			t.Fatal(err)
 		}
+	}
+	for _, k := range tools {
+		k.finish(ctx, t, w)
 	}
 }
 
@@ -219,8 +242,8 @@ func awaitCommandsRunning(ctx context.Context, t *testing.T, w *World, turns []s
 }
 
 // rates are the calls between two snapshots per turn and second (all but
-// task-queue polls, which are per worker), those by method, and the polls
-// per second.
+// task-queue polls and the SDK's worker heartbeats, which are per worker),
+// those by method, and the per-worker calls per second.
 func rates(before, after map[string]int, turns int, d time.Duration) (perTurn float64, byMethod string, polls float64) {
 	var names []string
 	total := 0
@@ -229,7 +252,7 @@ func rates(before, after map[string]int, turns int, d time.Duration) (perTurn fl
 		if k == 0 {
 			continue
 		}
-		if strings.HasPrefix(m, "Poll") {
+		if strings.HasPrefix(m, "Poll") || m == "RecordWorkerHeartbeat" {
 			polls += float64(k) / d.Seconds()
 			continue
 		}

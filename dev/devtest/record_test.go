@@ -56,6 +56,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("approvalstatus", recordApprovalStatus)
 	t.Run("localcmd", recordLocalCommands)
 	t.Run("localcmd-timed", recordLocalCommandsTimed)
+	t.Run("quiet", recordQuiet)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown

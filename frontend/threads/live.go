@@ -99,8 +99,8 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 				l.wakes = false
 				continue // a heartbeat of an older build (a byte count)
 			}
-			if kind != workflows.ActivityExec || p.WakeAfterMs <= 0 {
-				l.wakes = false // a session's call, or an older build: it wakes no one
+			if p.WakeAfterMs <= 0 {
+				l.wakes = false // an older build (or a local activity): it wakes no one
 			}
 			l.wakeAfter = max(l.wakeAfter, time.Duration(p.WakeAfterMs)*time.Millisecond)
 		case workflows.ActivityCallModel:

@@ -299,10 +299,12 @@ type Temporal struct {
 	// HostWait is how long a tool call waits for a host queue no worker
 	// polls before the turn fails (0: the default, 2 min).
 	HostWait Duration `toml:"host_wait"`
-	// CommandHeartbeat is a shell command's heartbeat timeout (0: the
-	// default, 10 min). A worker lost on this machine is found at once
-	// (lock files, or its own restart); this bounds only a command whose
-	// machine vanished with all its workers: set it shorter on a cluster.
+	// CommandHeartbeat is the heartbeat timeout of a shell command, an
+	// MCP tool call, a unified-exec call and a background terminal's watch
+	// (0: the default, 10 min; the server cuts it to a call's own timeout).
+	// A worker lost on this machine is found at once (lock files, or its
+	// own restart); this bounds only a call whose machine vanished with
+	// all its workers: set it shorter on a cluster.
 	CommandHeartbeat Duration `toml:"command_heartbeat"`
 	// LocalModelCalls chooses how model calls run. Unset (the default):
 	// a call waits up to 250 ms for its answer inside the turn's workflow
