@@ -66,13 +66,14 @@ func TestWebUIShowsTheTurn(t *testing.T) {
 		// The Input box under the header opens with the turn's prompt.
 		"header": []string{`{"prompt":"` + prompt + `"`, `{"status":"completed"`},
 		"timeline": []string{
-			"Exec • exec: echo ui-check",
+			"ExecHere",
 			"ApplyPatch • apply_patch · note.txt",
 			"turn timeout",
 		},
-		// Model calls run as local activities, which the Timeline labels
-		// with their type; Event History shows their summaries.
-		"history":  []string{"model fake-model · step 1", "model fake-model · step 3"},
+		// Model calls and quick commands run as local activities, which
+		// the Timeline labels with their type; Event History shows their
+		// summaries.
+		"history":  []string{"model fake-model · step 1", "exec: echo ui-check", "model fake-model · step 3"},
 		"metadata": []string{"turn 1: " + prompt, "harness codex · sandbox"},
 	}
 	arg, err := json.Marshal(want)
