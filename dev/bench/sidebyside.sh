@@ -24,7 +24,14 @@ CODEX171=${CODEX171:-$(pwd)/e2e/codexcli/node_modules/.bin/codex}
 CODEX140=${CODEX140:-/tmp/codex140/node_modules/.bin/codex}
 LOCK=${LOCK:-/work/coord/heavy.lock}
 CODEX_HOME_DIR=${CODEX_HOME_DIR:-$HOME}
-locked() { if [ -e "$LOCK" ]; then flock "$LOCK" "$@"; else "$@"; fi; }
+# A login shell killed in the middle of pyenv's rehash (this machine's
+# ~/.bashrc runs it) leaves its lock file, and every later `bash -l` then
+# waits 60 s for it; .ci/run removes one nobody holds, and so does this.
+stale() {
+  lock="$HOME/.pyenv/shims/.pyenv-shim"
+  if [ -e "$lock" ] && ! pgrep -f pyenv-rehash >/dev/null; then echo "# removing a stale pyenv rehash lock"; rm -f "$lock"; fi
+}
+locked() { stale; if [ -e "$LOCK" ]; then flock "$LOCK" "$@"; else "$@"; fi; }
 bench() { sed -n 's/^\(Benchmark[^ \t]*\)-[0-9]*[ \t]*[0-9]*[ \t]*[0-9.]* ns\/op[ \t]*/\1 /p' | tr -s ' \t' ' '; }
 load() { echo "# load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 go build -o /tmp/sidebyside-codexdriver ./dev/bench/codexdriver
