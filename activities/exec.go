@@ -221,9 +221,8 @@ func (a *Activities) waitCommand(ctx context.Context, c *command, budget time.Du
 	// ([Activities.keepAliveEvery]).
 	// The first comes after a second, as before, so a command whose worker
 	// dies soon still reports how long it ran.
-	keepAlive := a.keepAliveEvery(ctx)
-	tick := time.NewTicker(min(a.heartbeatEvery(), keepAlive))
-	defer tick.Stop()
+	ka := a.newKeepAlive(ctx)
+	defer ka.stop()
 	every := liveEvery
 	if a.liveEvery > 0 {
 		every = a.liveEvery
@@ -231,14 +230,14 @@ func (a *Activities) waitCommand(ctx context.Context, c *command, budget time.Du
 	liveTick := time.NewTicker(every)
 	defer liveTick.Stop()
 	var sent int64
-	var beat time.Time
 	wake := a.newWaker(ctx, c.start)
 	heartbeat := func() {
 		if activity.IsActivity(ctx) {
 			p := c.live.progress(c.in.CallID)
 			p.ElapsedMs = time.Since(c.start).Milliseconds()
 			p.WakeAfterMs = wake.afterMs()
-			sent, beat = p.Total, time.Now()
+			sent = p.Total
+			ka.beat()
 			activity.RecordHeartbeat(ctx, p)
 		}
 	}
@@ -267,11 +266,10 @@ loop:
 				wake.grew(ctx, time.Now())
 				heartbeat()
 			}
-		case <-tick.C:
-			if time.Since(beat) >= keepAlive/2 {
+		case <-ka.C():
+			if ka.due() {
 				heartbeat()
 			}
-			tick.Reset(keepAlive)
 		}
 	}
 	defer c.release()
