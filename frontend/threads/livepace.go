@@ -44,15 +44,23 @@ type LivePace struct {
 
 // Due tells whether to poll at this tick; waiting: the turn waits for a
 // client (or has not begun).
-func (p *LivePace) Due(waiting bool) bool {
+func (p *LivePace) Due(waiting bool) bool { return p.DueAfter(waiting, 1) }
+
+// DueAfter is [LivePace.Due] at a tick that came n ticks after the
+// previous one: a follower whose poll took longer than a tick (a loaded
+// machine, a slow server) missed the ticks between, and the silence it
+// measures is the time that passed, not the ticks it saw.
+func (p *LivePace) DueAfter(waiting bool, n int) bool {
 	if waiting {
 		return false
 	}
-	p.ticks++
-	if p.wait > 0 {
-		p.wait--
+	n = max(n, 1)
+	p.ticks += n
+	if p.wait >= n {
+		p.wait -= n
 		return false
 	}
+	p.wait = 0
 	return true
 }
 

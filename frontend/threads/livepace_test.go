@@ -110,3 +110,31 @@ func TestParkTicks(t *testing.T) {
 		}
 	}
 }
+
+// A follower whose polls take longer than a tick sees fewer ticks than
+// passed: the pace counts the time (DueAfter's missed ticks), so it parks
+// after the same silence as a fast follower, not after one several times
+// as long.
+func TestLivePaceCountsMissedTicks(t *testing.T) {
+	const park, slow = 100, 3 // each poll takes three ticks
+	var p LivePace
+	parkedAt := -1
+	// n: the ticks since the previous tick the follower saw.
+	for tick, n := 1, 1; tick <= 2000; {
+		due := p.DueAfter(false, n)
+		n = 1
+		if due {
+			p.ParkAfter(park)
+			p.Polled(false)
+			n = slow
+		}
+		tick += n
+		if p.Parked() {
+			parkedAt = tick - n
+			break
+		}
+	}
+	if parkedAt < park || parkedAt > park+LiveMaxGap/2 {
+		t.Fatalf("parked at tick %d, want between %d and %d", parkedAt, park, park+LiveMaxGap/2)
+	}
+}

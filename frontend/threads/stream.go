@@ -306,17 +306,23 @@ func (s *Stream) poll(ctx context.Context, send func(Update)) {
 	t := time.NewTicker(s.o.Poll)
 	defer t.Stop()
 	st := &s.st
+	last := time.Now()
 	for {
+		var now time.Time
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case now = <-t.C:
 		}
+		// A tick that comes late (a slow poll, a loaded machine) counts
+		// for the ticks it missed.
+		n := int((now.Sub(last) + s.o.Poll/2) / s.o.Poll)
+		last = now
 		s.mu.Lock()
 		eras := st.eras()
 		// Nothing before the turn's beginning went out; nothing runs while
 		// the turn waits for a client.
-		skip := !st.pace.Due(!st.begun || len(st.waiting) > 0)
+		skip := !st.pace.DueAfter(!st.begun || len(st.waiting) > 0, n)
 		s.mu.Unlock()
 		if skip {
 			continue
