@@ -258,6 +258,10 @@ type StartTurnRequest struct {
 	// the thread still runs it, this turn waits for it rather than being
 	// refused (threadafter.go).
 	After string `json:"after,omitempty"`
+	// WantResult asks the thread to answer with the turn's result when
+	// it can tell it at once: a reply the model answers in one step
+	// (quickturn.go). The answer then carries it in Result.
+	WantResult bool `json:"want_result,omitempty"`
 }
 
 // TurnMode is a collaboration mode as one turn takes it: instructions
@@ -280,6 +284,10 @@ type Timeouts struct {
 type StartTurnResponse struct {
 	TurnID string `json:"turn_id"`
 	Number int    `json:"number"`
+	// Result is the turn's result, with all its events in Tail, when the
+	// request asked for it and the thread answered the turn itself
+	// (quickturn.go); the turn's workflow then records the same events.
+	Result *TurnResult `json:"result,omitempty"`
 }
 
 // Item is one entry of a turn as front ends show it.

@@ -19,6 +19,9 @@ import (
 // warning item and the turn goes on; two enabled skills that declare the
 // same server differently make the preparation fail, naming both.
 func (t *turn) prepareSkills(ctx workflow.Context) error {
+	if p := t.in.Prefetched; p != nil && p.Skills != nil {
+		return t.applySkills(*p.Skills) // found by the thread (quickturn.go)
+	}
 	out, err := t.discoverSkills(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -26,6 +29,11 @@ func (t *turn) prepareSkills(ctx workflow.Context) error {
 		}
 		return nil
 	}
+	return t.applySkills(out)
+}
+
+// applySkills records the skills a discovery found.
+func (t *turn) applySkills(out activities.SkillsOutput) error {
 	t.showDocs(out.Docs)
 	t.st.Skills, t.st.SkillServers = out.Skills, out.Servers
 	for _, w := range out.Warnings {

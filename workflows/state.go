@@ -114,6 +114,11 @@ type QueuedTurn struct {
 	Request StartTurnRequest `json:"request"`
 	// Goal marks a continuation turn the thread started for its goal.
 	Goal bool `json:"goal,omitempty"`
+	// Input is the turn's input as the thread prepared it for a quick
+	// turn (quickturn.go); Taken tells the thread took in its result
+	// already, so the turn's workflow only records it.
+	Input *TurnInput `json:"input,omitempty"`
+	Taken bool       `json:"taken,omitempty"`
 }
 
 // TurnInput starts (or continues as new) a turn.
@@ -141,6 +146,21 @@ type TurnInput struct {
 	AgentApprovals []Approval `json:"agent_approvals,omitempty"`
 	// RunKind is the kind of run the turn is (runkind.go): "" is main.
 	RunKind string `json:"runKind,omitempty"`
+	// Prefetched is what the thread did of the turn's first step before
+	// starting it (quickturn.go): the turn uses it rather than doing it
+	// again.
+	Prefetched *Prefetched `json:"prefetched,omitempty"`
+	// Taken tells the thread answered this turn's client and took in its
+	// result already: the turn records what it answered.
+	Taken bool `json:"taken,omitempty"`
+}
+
+// Prefetched is a quick turn's first step as its thread ran it: the
+// skills found on the host and the first model call's answer (or its
+// handoff, which the turn takes over).
+type Prefetched struct {
+	Skills *activities.SkillsOutput `json:"skills,omitempty"`
+	Model  *activities.ModelOutput  `json:"model,omitempty"`
 }
 
 // TurnState is everything a running turn carries across continue-as-new.

@@ -56,6 +56,9 @@ type thread struct {
 	// afterEnded: a queued turn's client said the running turn ended;
 	// stopNext: an interrupt came for that queued turn (threadafter.go).
 	afterEnded, stopNext bool
+	// quickBusy is set while a quick turn's first step runs in an update
+	// handler (quickturn.go): the thread's loop waits for it.
+	quickBusy bool
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -85,7 +88,7 @@ func ThreadWorkflow(ctx workflow.Context, in ThreadInput) error {
 	for {
 		t.bgSync(ctx) // versioned inside (bgtermChange)
 		work := func() bool {
-			return len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) || t.goalDue() || t.bgDue()
+			return !t.quickBusy && (len(t.st.Queue) > 0 || t.archived || t.shouldContinueAsNew(ctx) || t.goalDue() || t.bgDue())
 		}
 		if t.memoryDue() && !work() {
 			if err := t.idleMemory(ctx, work); err != nil {
@@ -281,11 +284,19 @@ func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTu
 	n := t.st.NextTurn
 	t.st.NextTurn++
 	id := TurnWorkflowID(t.id, n)
-	t.st.Queue = append(t.st.Queue, QueuedTurn{TurnID: id, Number: n, Request: req})
+	q := QueuedTurn{TurnID: id, Number: n, Request: req}
+	if t.quickEligible(req) && workflow.GetVersion(ctx, quickTurnChange, workflow.DefaultVersion, 1) == 1 {
+		return t.quickTurn(ctx, q), nil
+	}
+	t.st.Queue = append(t.st.Queue, q)
 	return StartTurnResponse{TurnID: id, Number: n}, nil
 }
 
 func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
+	if q.Taken {
+		t.recordTurn(ctx, q)
+		return
+	}
 	t.applyOverrides(q.Request)
 	t.st.Running = q.TurnID
 	if t.st.Config.Memories && !t.st.MemoryLoaded {
@@ -294,32 +305,12 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 	defer func() { t.st.Running = ""; t.interrupt = nil; t.child = nil }()
 	childCtx, cancel := workflow.WithCancel(ctx)
 	t.interrupt = cancel
-	childCtx = workflow.WithChildOptions(childCtx, workflow.ChildWorkflowOptions{
-		WorkflowID:            q.TurnID,
-		StaticSummary:         kindSummary(q),
-		StaticDetails:         turnDetails(t.st.Config) + KindDetails(q.runKind()),
-		WaitForCancellation:   true,
-		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
-		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
-		TypedSearchAttributes: t.turnSearchAttributes(q),
-		// The thread's fairness key is inherited; its priority is not.
-		Priority: temporal.Priority{PriorityKey: turnPriorityKey},
-	})
-	cfg := withCompactDefaults(t.st.Config)
-	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
-	cfg = withMode(cfg, q.Request.Mode)
-	cfg = t.goalApprovalBound(cfg, q)
+	childCtx = t.childOptions(childCtx, q)
 	t.takeLateNotices()
-	in := TurnInput{
-		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
-		Prompt: q.Request.Prompt, Carried: t.st.Carried, Code: turnCode, Images: q.Request.Images,
-		RunKind: q.runKind(),
+	in := t.turnInput(q)
+	if q.Input != nil {
+		in = *q.Input // prepared by a quick turn (quickturn.go)
 	}
-	if t.st.Parent != nil {
-		in.RootThread = t.st.Parent.RootID
-	}
-	in.AgentApprovals = t.st.AgentApprovals
 	var res TurnResult
 	goalAt := t.goalTurnStarted(ctx)
 	t.child = workflow.ExecuteChildWorkflow(childCtx, TurnWorkflow, in)
@@ -344,12 +335,52 @@ func (t *thread) runTurn(ctx workflow.Context, q QueuedTurn) {
 			res.Status, res.Error = StatusInterrupted, ""
 		}
 	}
+	t.takeIn(ctx, q, goalAt, res, err != nil)
+}
+
+// childOptions are the options of q's turn workflow.
+func (t *thread) childOptions(ctx workflow.Context, q QueuedTurn) workflow.Context {
+	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            q.TurnID,
+		StaticSummary:         kindSummary(q),
+		StaticDetails:         turnDetails(t.st.Config) + KindDetails(q.runKind()),
+		WaitForCancellation:   true,
+		WorkflowTaskTimeout:   turnTaskTimeout(t.st.Config),
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_TERMINATE,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		TypedSearchAttributes: t.turnSearchAttributes(q),
+		// The thread's fairness key is inherited; its priority is not.
+		Priority: temporal.Priority{PriorityKey: turnPriorityKey},
+	})
+}
+
+// turnInput is the input q's turn starts with, from the thread's state.
+func (t *thread) turnInput(q QueuedTurn) TurnInput {
+	cfg := withCompactDefaults(t.st.Config)
+	cfg.DeveloperInstructions = withMemory(cfg.DeveloperInstructions, t.st.MemorySummary)
+	cfg = withMode(cfg, q.Request.Mode)
+	cfg = t.goalApprovalBound(cfg, q)
+	in := TurnInput{
+		ThreadID: t.id, TurnID: q.TurnID, Number: q.Number, Config: cfg,
+		Prompt: q.Request.Prompt, Carried: t.st.Carried, Code: turnCode, Images: q.Request.Images,
+		RunKind: q.runKind(),
+	}
+	if t.st.Parent != nil {
+		in.RootThread = t.st.Parent.RootID
+	}
+	in.AgentApprovals = t.st.AgentApprovals
+	return in
+}
+
+// takeIn keeps what a turn's result carries on (abnormal: the turn's
+// workflow ended from outside, and its context is not known).
+func (t *thread) takeIn(ctx workflow.Context, q QueuedTurn, goalAt goalAtStart, res TurnResult, abnormal bool) {
 	kept := t.st.Carried
 	t.st.Carried = res.Carried
 	if res.DocsDigest == "" {
 		t.st.DocsDigest = kept.DocsDigest
 	}
-	if err != nil {
+	if abnormal {
 		t.st.ContextTokens = kept.ContextTokens
 	}
 	t.st.Usage.Add(res.Usage)

@@ -42,6 +42,10 @@ func (t *thread) runningTurn() string {
 // interruptRunning stops the running turn, or marks the queued one for a
 // stop once the running one is known to have ended.
 func (t *thread) interruptRunning(ctx workflow.Context) {
+	if t.quickBusy {
+		t.stopNext = true // a quick turn's first step runs (quickturn.go)
+		return
+	}
 	if t.afterEnded && len(t.st.Queue) > 0 && workflow.GetVersion(ctx, afterEndedChange, workflow.DefaultVersion, 1) == 1 {
 		t.stopNext = true
 		return

@@ -129,8 +129,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 			return t.finish(ctx, StatusFailed, err.Error())
 		}
 		t.st.Step++
-		t.takeSteers()
-		out, err := t.callModel(ctx)
+		out, err := t.nextAnswer(ctx)
 		t.log.heard = true
 		if err != nil {
 			if ctx.Err() != nil {
@@ -143,7 +142,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st.Usage.Add(out.Usage)
 		t.st.ContextTokens = out.Usage.InputTokens + out.Usage.OutputTokens
 		t.showAnswer(out)
-		if len(out.Calls) == 0 && len(t.st.Steers) > 0 {
+		if len(out.Calls) == 0 && len(t.st.Steers) > 0 && !t.in.Taken {
 			// Input steered in during the call: the model reads it next.
 			continue
 		}
@@ -241,6 +240,11 @@ func (t *turn) interruptReason() string {
 }
 
 func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) {
+	return t.callModelRetrying(ctx, t.modelInput(ctx))
+}
+
+// modelInput is the input of the step's model call.
+func (t *turn) modelInput(ctx workflow.Context) activities.ModelInput {
 	cfg := t.in.Config
 	in := activities.ModelInput{
 		ThreadID: t.in.ThreadID, TurnID: t.in.TurnID, Step: t.st.Step,
@@ -251,7 +255,7 @@ func (t *turn) callModel(ctx workflow.Context) (*activities.ModelOutput, error) 
 		Transcript: t.st.Transcript, Append: t.st.Pending, External: t.st.External,
 		Reasoning: cfg.Reasoning,
 	}
-	return t.callModelRetrying(ctx, in)
+	return in
 }
 
 // callModelOnce makes one attempt of a call.
@@ -291,6 +295,19 @@ func (t *turn) newItem(typ string) *Item {
 }
 
 func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult, error) {
+	res := t.result(status, errText)
+	t.closeApart(ctx, &res)
+	t.forgetCommands(ctx)
+	// Let event readers that are waiting see the end before the run closes.
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
+	res.Unsent = append(res.Unsent, t.closingNotices(ctx)...)
+	return t.closeWith(res)
+}
+
+// result ends the turn's log and returns its result: the pure half of
+// [turn.finish], which a thread also runs for a quick turn (quickturn.go).
+func (t *turn) result(status, errText string) TurnResult {
 	if status == StatusInterrupted && t.stalled {
 		status = StatusFailed
 	}
@@ -321,13 +338,7 @@ func (t *turn) finish(ctx workflow.Context, status, errText string) (TurnResult,
 		res.Unsent = append(res.Unsent, userEntries(late)...)
 	}
 	t.log.done = true
-	t.closeApart(ctx, &res)
-	t.forgetCommands(ctx)
-	// Let event readers that are waiting see the end before the run closes.
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	_ = workflow.Await(dctx, func() bool { return workflow.AllHandlersFinished(dctx) })
-	res.Unsent = append(res.Unsent, t.closingNotices(ctx)...)
-	return t.closeWith(res)
+	return res
 }
 
 // closingNotices are the sub-agents' notices that reached the turn while
@@ -383,6 +394,7 @@ func (t *turn) continueAsNew(ctx workflow.Context) error {
 	in := t.in
 	st := t.st
 	in.State = &st
+	in.Prefetched = nil // used by the first run
 	return workflow.NewContinueAsNewError(ctx, TurnWorkflow, in)
 }
 
