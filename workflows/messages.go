@@ -288,6 +288,8 @@ type StartTurnResponse struct {
 	// request asked for it and the thread answered the turn itself
 	// (quickturn.go); the turn's workflow then records the same events.
 	Result *TurnResult `json:"result,omitempty"`
+	// ThreadUsage is the thread's token totals with Result taken in.
+	ThreadUsage *harness.Usage `json:"thread_usage,omitempty"`
 }
 
 // Item is one entry of a turn as front ends show it.

@@ -52,11 +52,31 @@ func (t *thread) quickEligible(req StartTurnRequest) bool {
 		len(t.st.BgNotices) == 0 && len(t.st.ExecSessions) == 0 && (g == nil || g.Status != GoalActive)
 }
 
+// quickAfter waits, for a turn that may be quick and whose client saw the
+// running turn end, until the thread has taken in that end (the running
+// turn's workflow closes in a task or two). It tells whether the turn may
+// still be quick; a turn that may not be queues at once, as before.
+func (t *thread) quickAfter(ctx workflow.Context, req StartTurnRequest) bool {
+	if !req.WantResult || t.st.Running == "" {
+		return true
+	}
+	if !t.endedBy(req) && !t.turnEnded() || len(t.st.Queue) > 0 || t.quickBusy || t.quickWaiting {
+		return false
+	}
+	if workflow.GetVersion(ctx, quickTurnChange, workflow.DefaultVersion, 1) != 1 {
+		return false
+	}
+	t.quickWaiting = true
+	defer func() { t.quickWaiting = false }()
+	err := workflow.Await(ctx, func() bool { return t.st.Running == "" || len(t.st.Queue) > 0 })
+	return err == nil
+}
+
 // quickTurn runs q's first step in this task and queues q with what it
 // fetched; when that step ended the turn, the thread takes in its result
 // and answers with it.
 func (t *thread) quickTurn(ctx workflow.Context, q QueuedTurn) StartTurnResponse {
-	t.quickBusy = true
+	t.quickBusy, t.afterEnded = true, false
 	t.st.Running = q.TurnID
 	defer func() { t.quickBusy, t.st.Running = false, "" }()
 	t.applyOverrides(q.Request)
@@ -78,6 +98,8 @@ func (t *thread) quickTurn(ctx workflow.Context, q QueuedTurn) StartTurnResponse
 		shown := res
 		resp.Result = &shown
 		t.takeIn(ctx, q, goalAt, res, false)
+		usage := t.st.Usage
+		resp.ThreadUsage = &usage
 	}
 	t.st.Queue = append(t.st.Queue, q)
 	return resp

@@ -59,6 +59,9 @@ type thread struct {
 	// quickBusy is set while a quick turn's first step runs in an update
 	// handler (quickturn.go): the thread's loop waits for it.
 	quickBusy bool
+	// quickWaiting is set while a quick turn waits for the thread to take
+	// in the turn its client saw end.
+	quickWaiting bool
 }
 
 // ThreadWorkflow is one conversation. It accepts turns, runs each as a child
@@ -285,7 +288,7 @@ func (t *thread) acceptTurn(ctx workflow.Context, req StartTurnRequest) (StartTu
 	t.st.NextTurn++
 	id := TurnWorkflowID(t.id, n)
 	q := QueuedTurn{TurnID: id, Number: n, Request: req}
-	if t.quickEligible(req) && workflow.GetVersion(ctx, quickTurnChange, workflow.DefaultVersion, 1) == 1 {
+	if t.quickAfter(ctx, req) && t.quickEligible(req) && workflow.GetVersion(ctx, quickTurnChange, workflow.DefaultVersion, 1) == 1 {
 		return t.quickTurn(ctx, q), nil
 	}
 	t.st.Queue = append(t.st.Queue, q)

@@ -42,7 +42,7 @@ func (t *thread) runningTurn() string {
 // interruptRunning stops the running turn, or marks the queued one for a
 // stop once the running one is known to have ended.
 func (t *thread) interruptRunning(ctx workflow.Context) {
-	if t.quickBusy {
+	if t.quickBusy || t.quickWaiting {
 		t.stopNext = true // a quick turn's first step runs (quickturn.go)
 		return
 	}

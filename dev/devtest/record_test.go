@@ -57,6 +57,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("localcmd", recordLocalCommands)
 	t.Run("localcmd-timed", recordLocalCommandsTimed)
 	t.Run("quiet", recordQuiet)
+	t.Run("quick", recordQuick)
 }
 
 // recordBasic: a turn with shell, apply_patch, update_plan and an unknown

@@ -48,6 +48,12 @@ type follower struct {
 	prev     *follower
 	done     chan struct{}
 	tr       *translator
+	// known is the turn's result when its thread answered the start with
+	// it (a quick turn): the stream tells its Tail, and reads nothing.
+	known *workflows.TurnResult
+	// knownTotal is the response that told known, with the thread's
+	// token totals once it took known in.
+	knownTotal *workflows.StartTurnResponse
 
 	startedAt time.Time
 
@@ -125,6 +131,9 @@ func (f *follower) run() {
 		},
 		Outcome: func(ctx context.Context) (workflows.TurnResult, error) { return b.Outcome(ctx, f.turnID) },
 		Live:    b.Live(f.turnID),
+	}
+	if f.known != nil {
+		src = threads.KnownSource(*f.known)
 	}
 	stream := threads.StreamOf(src, f.after, threads.StreamOptions{
 		Poll: c.s.opts.LivePoll, Begun: f.begun, Retries: followRetries,

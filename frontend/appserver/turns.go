@@ -98,7 +98,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 		s = pending
 	}
 	req := workflows.StartTurnRequest{Prompt: prompt, Model: s.Model, Cwd: s.Cwd, SandboxMode: s.SandboxMode, ApprovalPolicy: s.ApprovalPolicy,
-		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images, Mode: mode}
+		Effort: s.Effort, Summary: s.Summary, Timeouts: s.Timeouts, Images: images, Mode: mode, WantResult: true}
 	ctx, cancel := c.requestContext()
 	defer cancel()
 	// Until this turn's follower is registered, the watcher must not
@@ -132,6 +132,7 @@ func (c *conn) turnStart(_ json.RawMessage, raw json.RawMessage) (*result, error
 	ts.pending = settings{} // the thread has them now
 	c.mu.Unlock()
 	f := c.newFollower(ts, resp.TurnID, userInputs(items), 0)
+	f.known, f.knownTotal = resp.Result, &resp
 	turn := protocol.Turn{ID: resp.TurnID, Items: []protocol.ThreadItem{}, ItemsView: protocol.ItemsNotLoaded, Status: turnInProgress}
 	return &result{value: protocol.TurnResponse{Turn: turn}, then: func() {
 		f.start()
@@ -326,14 +327,18 @@ func (f *follower) finish(res workflows.TurnResult) {
 
 	u := res.Usage
 	total := u
-	ctx, cancel := c.requestContext()
-	if v, err := viewNow(ctx, c.s.backend, f.threadID); err == nil && v != nil {
-		total = v.Usage
-		if !finished(v, f.turnID) {
-			total.Add(u)
+	if k := f.knownTotal; k != nil && k.ThreadUsage != nil && k.TurnID == f.turnID {
+		total = *k.ThreadUsage // a quick turn's thread told them
+	} else {
+		ctx, cancel := c.requestContext()
+		if v, err := viewNow(ctx, c.s.backend, f.threadID); err == nil && v != nil {
+			total = v.Usage
+			if !finished(v, f.turnID) {
+				total.Add(u)
+			}
 		}
+		cancel()
 	}
-	cancel()
 	c.notify(notice(protocol.ThreadTokenUsageUpdated{
 		ThreadID: f.threadID, TurnID: f.turnID,
 		TokenUsage: tokenUsage{

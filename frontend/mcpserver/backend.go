@@ -39,6 +39,9 @@ type Started struct {
 	ThreadID string
 	TurnID   string
 	Config   workflows.ThreadConfig
+	// Known is the turn's result when the thread answered the start with
+	// it (a quick turn): its Tail holds every event, and nothing is read.
+	Known *workflows.TurnResult
 }
 
 // BusyError says a thread is running another turn, so a new one cannot

@@ -87,6 +87,9 @@ func (h *handlers) reply(ctx context.Context, req *mcp.CallToolRequest, in Reply
 		case err != nil:
 			return failed(id, "starting the turn: "+err.Error())
 		}
+		c.mu.Lock()
+		c.known = st.Known
+		c.mu.Unlock()
 		return c.runTurn(ctx, st.TurnID)
 	}
 }
@@ -126,6 +129,9 @@ type call struct {
 	threadID  string
 	cancelled bool
 	progress  float64
+	// known is the result the thread answered the call's turn with, if
+	// it did (Started.Known).
+	known *workflows.TurnResult
 }
 
 func (h *handlers) newCall(req *mcp.CallToolRequest) *call {

@@ -25,6 +25,12 @@ type LiveReader = threads.LiveReader
 
 // stream is the stream of the turn turnID, from its first event.
 func (c *call) stream(turnID string) *threads.Stream {
+	c.mu.Lock()
+	known := c.known
+	c.mu.Unlock()
+	if known != nil && known.TurnID == turnID {
+		return threads.StreamOf(threads.KnownSource(*known), 0, threads.StreamOptions{Begun: true})
+	}
 	b := c.h.s.backend
 	src := threads.Source{
 		// From the first event, once: a follow that fails ends the call.

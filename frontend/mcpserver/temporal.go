@@ -115,10 +115,10 @@ func (m *TemporalBackend) Reply(ctx context.Context, threadID, prompt string) (S
 		return Started{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		resp, err := threads.Reply(ctx, c, threadID, workflows.StartTurnRequest{Prompt: prompt})
+		resp, err := threads.Reply(ctx, c, threadID, workflows.StartTurnRequest{Prompt: prompt, WantResult: true})
 		if err == nil {
 			fmt.Fprintf(m.o.Log, "interpreter: mcp-server: thread %s · %s\n", threadID, resp.TurnID)
-			return Started{ThreadID: threadID, TurnID: resp.TurnID}, nil
+			return Started{ThreadID: threadID, TurnID: resp.TurnID, Known: resp.Result}, nil
 		}
 		if attempt >= 100 || !errors.Is(err, threads.ErrTurnRunning) && !errors.Is(err, threads.ErrTurnWaiting) {
 			return Started{}, rootCause(err)

@@ -183,6 +183,7 @@ func startTurnOnce(ctx context.Context, c client.Client, threadID string, req wo
 		}
 		return workflows.StartTurnResponse{}, threadErr(threadID, typed(err))
 	}
+	tookInQuick(threadID, resp)
 	return resp, nil
 }
 
