@@ -56,14 +56,19 @@ func startTUIAs(t *testing.T, e *env, url, name string, args ...string) *tmuxTUI
 	return tui
 }
 
-// newSession starts a detached tmux session running cmd. When the last
+// newSession starts a detached tmux session running cmd, keeping its
+// whole history. When the last
 // session has just been killed, its server may still be exiting: a client
 // that reached it then fails ("server exited unexpectedly") and is tried
 // again, with a new server.
 func newSession(t *testing.T, session, cmd string) {
 	t.Helper()
 	for try := 1; ; try++ {
-		out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput()
+		// The tests count lines of the pane's whole history: keep it all
+		// (tmux keeps 2000 lines by default, and a long session, goal
+		// turns and all, outgrows that).
+		out, err := exec.Command("tmux", "start-server", ";", "set-option", "-g", "history-limit", "200000", ";",
+			"new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd).CombinedOutput()
 		if err == nil {
 			return
 		}
