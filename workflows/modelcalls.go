@@ -56,13 +56,13 @@ func (t *turn) budgetedModelCall() bool {
 // returns the answer, or a handoff to take over (Handoff set), or the
 // error that ends the call; nil, nil leaves the call to a regular
 // activity, which makes it afresh with its retries.
-func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput) (*activities.ModelOutput, error) {
+func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput, budget time.Duration) (*activities.ModelOutput, error) {
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	in.Budget = modelCallBudget
+	in.Budget = budget
 	var res activities.ModelOutput
 	err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &res)
 	t.noteLocalCall(ctx)

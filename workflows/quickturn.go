@@ -1,14 +1,11 @@
 package workflows
 
 import (
-	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/interpreter-dev/interpreter/activities"
-	"github.com/interpreter-dev/interpreter/harness"
 )
 
 // A quick turn is a reply that its thread answers itself. A client that
@@ -119,10 +116,7 @@ func (t *thread) recordTurn(ctx workflow.Context, q QueuedTurn) {
 // quickRun is a turn as its workflow starts it, for the thread to run its
 // first step (no handlers, no timers: the thread's task runs it).
 func quickRun(in TurnInput) *turn {
-	tu := &turn{in: in}
-	tu.st = TurnState{Carried: in.Carried,
-		Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
-	tu.st.Unsent = nil
+	tu := &turn{in: in, st: newTurnState(in)}
 	tu.log = newEventLog(nil, 0, in.TurnID)
 	tu.log.add(Event{Type: EventTurnStarted})
 	return tu
@@ -133,14 +127,9 @@ func quickRun(in TurnInput) *turn {
 // not, or the discovery failed (the turn's workflow then runs it).
 func (t *turn) quickSkills(ctx workflow.Context) (activities.SkillsOutput, bool) {
 	cfg := t.in.Config
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		Summary:             "skills · " + cfg.Cwd,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
-	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest(), Kind: t.in.RunKind, HostQueue: cfg.HostQueue}
-	var out activities.SkillsOutput
-	if err := workflow.ExecuteLocalActivity(lctx, acts.DiscoverSkills, in).Get(ctx, &out); err != nil || out.Elsewhere {
+	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest(), Kind: t.in.RunKind}
+	out, err := t.skillsHere(ctx, in)
+	if err != nil || out.Elsewhere {
 		return activities.SkillsOutput{}, false
 	}
 	return out, true
@@ -166,18 +155,11 @@ func (t *turn) compactDue() bool {
 // failed (the turn's workflow then makes the call with its retries).
 func (t *turn) quickModel(ctx workflow.Context) *activities.ModelOutput {
 	t.st.Step = 1
-	in := t.modelInput(ctx)
-	in.Budget = quickModelBudget
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		Summary:             fmt.Sprintf("model %s · step %d", in.Model, in.Step),
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
-	var out activities.ModelOutput
-	if err := workflow.ExecuteLocalActivity(lctx, acts.CallModel, in).Get(ctx, &out); err != nil {
+	out, err := t.callModelWithin(ctx, t.modelInput(ctx), quickModelBudget)
+	if err != nil {
 		return nil
 	}
-	return &out
+	return out
 }
 
 // quickResult ends the turn with the model's answer, as the turn's

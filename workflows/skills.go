@@ -57,14 +57,7 @@ func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, er
 	in := activities.SkillsInput{ThreadID: t.in.ThreadID, Cwd: cfg.Cwd, Docs: t.docsRequest(), Kind: t.in.RunKind}
 	var out activities.SkillsOutput
 	if cfg.HostQueue != "" {
-		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-			StartToCloseTimeout: time.Minute,
-			Summary:             "skills · " + cfg.Cwd,
-			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
-		})
-		here := in
-		here.HostQueue = cfg.HostQueue
-		err := workflow.ExecuteLocalActivity(lctx, acts.DiscoverSkills, here).Get(ctx, &out)
+		out, err := t.skillsHere(ctx, in)
 		if err != nil || !out.Elsewhere {
 			return out, err
 		}
@@ -77,6 +70,21 @@ func (t *turn) discoverSkills(ctx workflow.Context) (activities.SkillsOutput, er
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
 	}
 	err := t.onHost(ctx, opts, acts.DiscoverSkills, in, &out)
+	return out, err
+}
+
+// skillsHere runs the discovery in-process, as a local activity; its
+// answer says Elsewhere when this worker is not the workspace host.
+func (t *turn) skillsHere(ctx workflow.Context, in activities.SkillsInput) (activities.SkillsOutput, error) {
+	cfg := t.in.Config
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		Summary:             "skills · " + cfg.Cwd,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 3},
+	})
+	in.HostQueue = cfg.HostQueue
+	var out activities.SkillsOutput
+	err := workflow.ExecuteLocalActivity(lctx, acts.DiscoverSkills, in).Get(ctx, &out)
 	return out, err
 }
 

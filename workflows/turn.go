@@ -65,9 +65,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 		t.st = *in.State
 		t.st.Runs++
 	} else {
-		t.st = TurnState{Carried: in.Carried,
-			Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
-		t.st.Unsent = nil // sent first, with the prompt
+		t.st = newTurnState(in)
 		if in.Config.TurnTimeout > 0 {
 			t.st.Deadline = workflow.Now(ctx).Add(in.Config.TurnTimeout)
 		}
@@ -155,6 +153,15 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (TurnResult, error) {
 			return t.finish(ctx, StatusInterrupted, t.aborted.Error())
 		}
 	}
+}
+
+// newTurnState is a new turn's state: the entries the thread carried
+// unsent go first, with the prompt.
+func newTurnState(in TurnInput) TurnState {
+	st := TurnState{Carried: in.Carried,
+		Pending: append(append([]harness.Entry{}, in.Unsent...), harness.Entry{Kind: harness.KindUser, Text: in.Prompt})}
+	st.Unsent = nil
+	return st
 }
 
 // startupContext opens a thread with the harness's start-up context
@@ -264,7 +271,7 @@ func (t *turn) callModelOnce(ctx workflow.Context, in activities.ModelInput) (*a
 	case t.localModelCall():
 		return t.callModelLocally(ctx, in)
 	case t.budgetedModelCall():
-		out, err := t.callModelWithin(ctx, in)
+		out, err := t.callModelWithin(ctx, in, modelCallBudget)
 		if err != nil || out != nil && out.Handoff == "" {
 			return out, err
 		}
