@@ -20,7 +20,7 @@ import (
 // a wall-clock stamp in nanoseconds, so the test logs how late it came.
 func TestAQuietCommandWakesItsFollower(t *testing.T) {
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
-		{Shell: "sleep 16; date +%s%N; sleep 4"}, {Text: "done"},
+		{Shell: "sleep 26; date +%s%N; sleep 4"}, {Text: "done"},
 	}}}})
 	w.StartWorker(WorkerOptions{Name: "wake"})
 	var rpcs rpcCounter
@@ -45,7 +45,7 @@ func TestAQuietCommandWakesItsFollower(t *testing.T) {
 		}
 	}()
 	var printed, seen time.Time
-	var pollsAtSeen int
+	var pollsAtSeen, quietAtSeen int
 	var res *workflows.TurnResult
 	for u := range s.Updates(ctx) {
 		switch u.Kind {
@@ -54,6 +54,7 @@ func TestAQuietCommandWakesItsFollower(t *testing.T) {
 				if ns, err := strconv.ParseInt(line, 10, 64); err == nil && printed.IsZero() {
 					printed, seen = time.Unix(0, ns), time.Now()
 					pollsAtSeen = rpcs.snapshot()["DescribeWorkflowExecution"]
+					quietAtSeen = s.Quiet()
 				}
 			}
 		case threads.UpdateEnd:
@@ -70,7 +71,8 @@ func TestAQuietCommandWakesItsFollower(t *testing.T) {
 		t.Fatal("the command's line never came live")
 	}
 	if parkedAt.Load() == 0 || time.Unix(0, parkedAt.Load()).After(printed) {
-		t.Fatalf("the follower never stopped polling the quiet command before it printed (parked at %d)", parkedAt.Load())
+		t.Fatalf("the follower never stopped polling the quiet command before it printed (parked at %d; %d quiet ticks when the line came; calls %v)",
+			parkedAt.Load(), quietAtSeen, rpcs.snapshot())
 	}
 	late := seen.Sub(printed)
 	t.Logf("parked %v before the print after %d live polls; the line came %v after it was printed, %d polls later",

@@ -186,6 +186,29 @@ func (u *menuTUI) turnsRunning() int {
 	return n[conn]
 }
 
+// reviewsDone is how many reviews the server has told its clients ended
+// (item/completed of an exitedReviewMode item): the TUI may redraw and
+// even clear its scrollback, so counting the review's closing line there
+// can miss one.
+func (u *menuTUI) reviewsDone() int {
+	n := 0
+	for _, m := range readTranscriptIfAny(u.transcript) {
+		var note struct {
+			Method string `json:"method"`
+			Params struct {
+				Item struct {
+					Type string `json:"type"`
+				} `json:"item"`
+			} `json:"params"`
+		}
+		if m.Dir == "out" && json.Unmarshal(m.Msg, &note) == nil &&
+			note.Method == "item/completed" && note.Params.Item.Type == "exitedReviewMode" {
+			n++
+		}
+	}
+	return n
+}
+
 // readTranscriptIfAny is readTranscript for a file that may not exist yet
 // or end in a partial line.
 func readTranscriptIfAny(path string) []transcriptMessage {
@@ -243,9 +266,6 @@ func runEntries(t *testing.T, u *menuTUI, entries []menuEntry) {
 	}
 	u.t = t
 }
-
-// count is how often s occurs in the pane's history.
-func (u *menuTUI) count(s string) int { return strings.Count(u.history(), s) }
 
 // awaitMore waits until one of texts occurs in the history more often
 // than it did in before (a history taken earlier); it returns that text.

@@ -305,7 +305,7 @@ func goalEntry(u *menuTUI) {
 // for TEXT, "=TEXT" types TEXT. The review must run as a turn (review/start)
 // and finish on screen.
 func reviewEntry(u *menuTUI, steps ...string) {
-	before, done := u.answers(), u.count("Code review finished")
+	before, done := u.answers(), u.reviewsDone()
 	u.command("/review")
 	u.awaitText("Select a review preset")
 	for _, s := range steps {
@@ -320,13 +320,23 @@ func reviewEntry(u *menuTUI, steps ...string) {
 		}
 	}
 	// An Enter the TUI took for part of a typed paste leaves the custom
-	// instructions open: it is pressed again until they close.
-	for i := 0; i < 5 && !u.poll(2*time.Second, func() bool { return !strings.Contains(u.screen(), "Custom review instructions") }); i++ {
-		u.keys("Enter")
+	// instructions open: it is pressed again while they show and the
+	// review has not started (one look at the screen may catch it
+	// mid-redraw, without the popup's title).
+	started := func() bool { return u.answers()["review/start"] > before["review/start"] }
+	for i := 0; i < 5 && !u.poll(2*time.Second, started); i++ {
+		if strings.Contains(u.screen(), "Custom review instructions") {
+			u.keys("Enter")
+		}
 	}
 	u.awaitAnswers(before, "review/start")
-	u.await("the review to finish", func(string) bool { return u.count("Code review finished") > done })
-	u.awaitText("menu review found nothing")
+	u.await("the review to finish", func(string) bool { return u.reviewsDone() > done })
+	// The screen shows the end of this review: its closing line and verdict
+	// come after its opening line.
+	u.await("the review's end on the screen", func(sc string) bool {
+		i := strings.LastIndex(sc, "Code review started")
+		return i >= 0 && strings.Contains(sc[i:], "Code review finished") && strings.Contains(sc[i:], "menu review found nothing")
+	})
 }
 
 // logoutEntry: /logout logs out (account/logout) and ends the TUI with
