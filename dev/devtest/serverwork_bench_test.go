@@ -24,7 +24,9 @@ import (
 // events of the thread's and turns' histories, and persistence requests
 // by operation (the server's own persistence_requests metric). A tool
 // step is a 20-step turn minus a 1-step turn, divided by 19; a
-// continuation is a one-step turn sent to a thread that has run one.
+// continuation is a one-step turn sent to a thread that has run one, and
+// a quick one the same turn sent asking for its result (a quick turn,
+// workflows/quickturn.go).
 //
 //	go test ./dev/devtest/ -run '^$' -bench ServerWorkPerStep -benchtime 3x -v
 func BenchmarkServerWorkPerStep(b *testing.B) {
@@ -48,7 +50,7 @@ func BenchmarkServerWorkPerStep(b *testing.B) {
 		}
 		return wk
 	}
-	var long, short, cont work
+	var long, short, cont, quick work
 	for i := 0; i < b.N; i++ {
 		long.add(measure(func() []string {
 			id, res := w.RunTurn(ctx, cfg, "twenty steps")
@@ -61,28 +63,38 @@ func BenchmarkServerWorkPerStep(b *testing.B) {
 			return []string{id, res.TurnID}
 		}))
 		awaitIdle(b, w, thread)
-		cont.add(measure(func() []string {
-			before := historyWork(b, w, thread)
-			resp, err := threads.Reply(ctx, w.Client, thread, workflows.StartTurnRequest{Prompt: "one step"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if res := w.WaitTurn(ctx, thread, resp.TurnID); res.Status != workflows.StatusCompleted {
-				b.Fatalf("continuation turn %s: %s", res.Status, res.Error)
-			}
-			awaitIdle(b, w, thread)
-			// The thread's history before the reply is not this turn's.
-			cont.sub(before)
-			return []string{thread, resp.TurnID}
-		}))
+		reply := func(into *work, want bool) {
+			into.add(measure(func() []string {
+				before := historyWork(b, w, thread)
+				resp, err := threads.Reply(ctx, w.Client, thread, workflows.StartTurnRequest{Prompt: "one step", WantResult: want})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if want && resp.Result == nil {
+					b.Fatal("a reply that asked for its result was not a quick turn")
+				}
+				if res := w.WaitTurn(ctx, thread, resp.TurnID); res.Status != workflows.StatusCompleted {
+					b.Fatalf("continuation turn %s: %s", res.Status, res.Error)
+				}
+				awaitIdle(b, w, thread)
+				// The thread's history before the reply is not this turn's.
+				into.sub(before)
+				return []string{thread, resp.TurnID}
+			}))
+		}
+		reply(&cont, false)
+		reply(&quick, true)
 	}
 	n := float64(b.N)
 	step := long.minus(short).scale(1 / (19 * n))
 	turn := cont.scale(1 / n)
 	step.report(b, "step")
 	turn.report(b, "cont")
+	fast := quick.scale(1 / n)
+	fast.report(b, "quick")
 	b.Logf("per tool step: %s", step)
 	b.Logf("per continuation turn: %s", turn)
+	b.Logf("per quick continuation turn (a reply that asks for its result): %s", fast)
 }
 
 // awaitIdle waits until the thread has taken in its last turn (its
