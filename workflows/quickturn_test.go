@@ -142,3 +142,25 @@ func TestQuickTurnOnlyWhenAsked(t *testing.T) {
 	require.Len(t, model.inputs, 2)
 	require.Equal(t, modelCallBudget, model.inputs[1].Budget)
 }
+
+// The workflow of a turn its thread already took in (a quick turn's
+// record) refuses a steer: the turn has ended, and the input would be
+// dropped.
+func TestQuickTurnRecordRefusesSteers(t *testing.T) {
+	env := newEnv(t)
+	mockModel(env, &fakeModel{answer: func(n int, in activities.ModelInput) (*activities.ModelOutput, error) {
+		return answer(n, "recorded"), nil
+	}})
+	in := turnInput(testConfig())
+	in.Taken = true
+	in.Prefetched = &Prefetched{Model: answer(1, "recorded")}
+	var u updates
+	env.RegisterDelayedCallback(func() {
+		u.send(env, "steer", UpdateSteer, SteerRequest{ThreadID: testThreadID, TurnID: testTurnID, Prompt: "one more thing"})
+	}, 0)
+	env.ExecuteWorkflow(TurnWorkflow, in)
+	require.ErrorContains(t, u.err("steer"), "no active turn to steer")
+	res := turnResult(t, env)
+	require.Equal(t, StatusCompleted, res.Status)
+	require.Equal(t, "recorded", res.FinalMessage)
+}

@@ -50,6 +50,11 @@ func (t *turn) registerSteer(ctx workflow.Context) error {
 				return Refusal(ErrSteerRefused, "steer refused: it names thread %q, but this turn belongs to thread %s", r.ThreadID, t.in.ThreadID)
 			case r.TurnID != t.in.TurnID:
 				return Refusal(ErrWrongTurn, "expected active turn id `%s` but found `%s`", r.TurnID, t.in.TurnID)
+			case t.in.Taken:
+				// A quick turn's thread took its result in before this
+				// workflow began: it only records the turn, which has ended
+				// for every client, and a steer it took would be lost.
+				return Refusal(ErrNoActiveTurn, "no active turn to steer: turn %s has ended", t.in.TurnID)
 			case strings.TrimSpace(r.Prompt) == "":
 				return Refusal(ErrSteerRefused, "steer refused: the input is empty")
 			case CheckInput("Input", r.Prompt) != nil:
