@@ -6,11 +6,12 @@ import (
 )
 
 // continuationPrompt is the input of a continuation turn: the thread
-// starts it by itself, with no one attached, so it tells the model where
-// it stands and what is expected of it.
+// starts it by itself, without a new message (whether or not a client is
+// attached: the thread cannot tell whether anyone reads along), so it
+// tells the model where it stands and what is expected of it.
 func continuationPrompt(g *Goal) string {
 	var b strings.Builder
-	b.WriteString("[goal continuation] No one is attached to this thread right now: it continues on its own because its goal is still active. ")
+	b.WriteString("[goal continuation] The thread started this turn by itself, not in answer to a new message: its goal is still active. ")
 	b.WriteString("Keep working towards the goal below from where the conversation stands; do not start over, and do not ask questions you could answer by looking.\n\n")
 	b.WriteString("<goal_objective>\n")
 	b.WriteString(g.Objective)
