@@ -168,6 +168,19 @@ func RunHelperIfRequested() {
 	ExitRefused(b.ReportFD, err)
 }
 
+// HelperRequest reports whether args (a program's arguments after its
+// name) ask for the helper with arguments [Transform] writes, and if so
+// the boundary and the command. Anything else (another subcommand, a
+// flag spelled otherwise, a mistake) is left to the CLI to parse and
+// judge.
+func HelperRequest(args []string) (Boundary, []string, bool) {
+	if len(args) < 2 || args[0] != HelperCommand[0] || args[1] != HelperCommand[1] {
+		return Boundary{}, nil, false
+	}
+	b, argv, err := ParseHelperArgs(args[2:])
+	return b, argv, err == nil
+}
+
 // ExitRefused reports why the helper did not run the command and exits with
 // [ExitSetupFailed]: on the report descriptor when there is one, and on
 // stderr always. A command that does not exist is not a sandbox failure:

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/cli"
+	_ "github.com/interpreter-dev/interpreter/sandbox/early" // the sandbox helper starts before everything else initializes
 )
 
 func main() {

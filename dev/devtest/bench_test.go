@@ -41,6 +41,11 @@ func BenchmarkTurn20Shell(b *testing.B) {
 	b.Run("bash-lc-nosnapshot", func(b *testing.B) {
 		benchTurn20(b, StartFile, `["bash","-lc","echo step"]`, WorkerOptions{Name: "bench", NoShellSnapshot: true})
 	})
+	// As users run it by default: each command inside the sandbox, through
+	// the helper the binary re-executes (see sandbox/early).
+	b.Run("bash-lc-workspace-write", func(b *testing.B) {
+		benchTurn20(b, StartFile, `["bash","-lc","echo step"]`, WorkerOptions{Name: "bench"}, "workspace-write")
+	})
 	for _, argv := range [][]string{{"bash", "-lc", "true"}, {"bash", "-c", "true"}} {
 		b.Run("login-shell-alone/"+strings.Join(argv[:2], ""), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
@@ -53,7 +58,9 @@ func BenchmarkTurn20Shell(b *testing.B) {
 	}
 }
 
-func benchTurn20(b *testing.B, start func(testing.TB, *fakemodel.Script) *World, command string, wo WorkerOptions) {
+// benchTurn20 runs 20-step turns of command; sandbox is the thread's
+// sandbox mode (default danger-full-access).
+func benchTurn20(b *testing.B, start func(testing.TB, *fakemodel.Script) *World, command string, wo WorkerOptions, sandbox ...string) {
 	const steps = 20
 	w := start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
 		{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(`{"command":` + command + `}`)}}, Repeat: steps},
@@ -62,6 +69,9 @@ func benchTurn20(b *testing.B, start func(testing.TB, *fakemodel.Script) *World,
 	w.StartWorker(wo)
 	ctx := context.Background()
 	cfg := w.Config("")
+	if len(sandbox) > 0 {
+		cfg.SandboxMode = sandbox[0]
+	}
 	// The default is `interpreter exec`'s (local within a budget);
 	// BENCH_LOCAL_MODEL_CALLS=1 measures temporal.local_model_calls =
 	// true, and 0 false (every call a regular activity).

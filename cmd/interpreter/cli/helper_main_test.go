@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/interpreter-dev/interpreter/sandbox"
+	_ "github.com/interpreter-dev/interpreter/sandbox/early" // the helper starts before the rest initializes, as in the binary
 )
 
 // TestMain lets the test binary act as the sandbox helper: the workers
