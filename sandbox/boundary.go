@@ -156,10 +156,11 @@ func ParseHelperArgs(args []string) (Boundary, []string, error) {
 // first thing in TestMain of packages whose tests run sandboxed commands
 // with the test binary as the executable.
 func RunHelperIfRequested() {
-	if len(os.Args) < 3 || os.Args[1] != HelperCommand[0] || os.Args[2] != HelperCommand[1] {
+	rest, ok := helperArgs(os.Args[1:])
+	if !ok {
 		return
 	}
-	b, argv, err := ParseHelperArgs(os.Args[3:])
+	b, argv, err := ParseHelperArgs(rest)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "interpreter sandbox: %v\n", err)
 		os.Exit(2)
@@ -174,11 +175,20 @@ func RunHelperIfRequested() {
 // flag spelled otherwise, a mistake) is left to the CLI to parse and
 // judge.
 func HelperRequest(args []string) (Boundary, []string, bool) {
-	if len(args) < 2 || args[0] != HelperCommand[0] || args[1] != HelperCommand[1] {
+	rest, ok := helperArgs(args)
+	if !ok {
 		return Boundary{}, nil, false
 	}
-	b, argv, err := ParseHelperArgs(args[2:])
+	b, argv, err := ParseHelperArgs(rest)
 	return b, argv, err == nil
+}
+
+// helperArgs returns what follows the helper's subcommand in args.
+func helperArgs(args []string) ([]string, bool) {
+	if len(args) < len(HelperCommand) || args[0] != HelperCommand[0] || args[1] != HelperCommand[1] {
+		return nil, false
+	}
+	return args[len(HelperCommand):], true
 }
 
 // ExitRefused reports why the helper did not run the command and exits with

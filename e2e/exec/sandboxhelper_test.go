@@ -29,7 +29,8 @@ func TestSandboxHelperStartsBeforeTheRestInitializes(t *testing.T) {
 		t.Errorf("command printed %q", stdout.String())
 	}
 	trace := stderr.String()
-	if !strings.Contains(trace, "init github.com/interpreter-dev/interpreter/sandbox @") {
+	const ours = "init github.com/interpreter-dev/interpreter/"
+	if !strings.Contains(trace, ours+"sandbox @") {
 		t.Fatalf("no init trace of the sandbox package; stderr:\n%.2000s", trace)
 	}
 	// The whole binary's initializers, as any other subcommand runs them.
@@ -44,7 +45,7 @@ func TestSandboxHelperStartsBeforeTheRestInitializes(t *testing.T) {
 		t.Errorf("the helper initialized %d packages of the binary's %d before running the command", inits, all)
 	}
 	for _, heavy := range []string{"init go.temporal.io/server/service/", "init go.temporal.io/server/temporal @",
-		"init github.com/interpreter-dev/interpreter/frontend/", "init github.com/interpreter-dev/interpreter/workflows @"} {
+		ours + "frontend/", ours + "workflows @"} {
 		if strings.Contains(trace, heavy) {
 			t.Errorf("the helper ran %s… before the command", heavy)
 		}
