@@ -210,7 +210,10 @@ func TestWorkerKillCostsNoTimeouts(t *testing.T) {
 
 	// Approval: decided right after the restart.
 	run = w.Exec("--json", "--approval-policy", "untrusted", "approval cell")
-	e2etest.WaitUntil(t, func() bool { return w.Model.Server.ArrivalsContaining("approval cell") > 0 }, 60*time.Second, "the model call", func() string { return run.Stderr.String() })
+	// The model call can come before exec prints the thread's id.
+	e2etest.WaitUntil(t, func() bool {
+		return w.Model.Server.ArrivalsContaining("approval cell") > 0 && strings.Contains(run.Stdout.String(), `"thread.started"`)
+	}, 60*time.Second, "the model call and thread.started", func() string { return run.Stderr.String() })
 	thread := e2etest.ThreadIDOf(t, e2etest.JSONLines(t, run.Stdout.String()))
 	run.Kill()
 	turn = thread + "/turn-1"

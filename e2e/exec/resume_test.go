@@ -78,8 +78,11 @@ func TestExecResumeAsksThePendingApprovalOnATerminal(t *testing.T) {
 	defer dev.Kill()
 	run := e.Exec("--json", "--approval-policy", "untrusted", "make the file")
 	// The front end dies before the approval is asked (the model is slow).
-	e2etest.WaitUntil(t, func() bool { return e.Model.Server.ArrivalsContaining("make the file") > 0 }, 60*time.Second,
-		"the model call", func() string { return run.Stderr.String() })
+	// The model call can reach the model before exec has printed the
+	// thread's id, so both are awaited.
+	e2etest.WaitUntil(t, func() bool {
+		return e.Model.Server.ArrivalsContaining("make the file") > 0 && strings.Contains(run.Stdout.String(), `"thread.started"`)
+	}, 60*time.Second, "the model call and thread.started", func() string { return run.Stderr.String() })
 	thread := e2etest.ThreadIDOf(t, e2etest.JSONLines(t, run.Stdout.String()))
 	run.Kill()
 	e2etest.WaitUntil(t, func() bool {
