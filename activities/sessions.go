@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -65,6 +66,13 @@ type execSession struct {
 	left    chan struct{}
 	claimed bool
 	closed  bool
+	// handoff is where the session is in a local exec_command's
+	// hand-off (handoffNone unless one started it).
+	handoff atomic.Int32
+	// seedLive: the next call's live output starts with the unread
+	// output (what a handed-off exec_command printed inside its local
+	// activity, which no follower saw).
+	seedLive bool
 }
 
 // enter marks a call waiting on the session; false when its end was
@@ -170,7 +178,19 @@ func (s *execSession) lastBytes(n int) string {
 
 func (s *execSession) setWatch(w io.Writer) {
 	s.mu.Lock()
+	if s.seedLive && w != nil {
+		_, _ = w.Write(s.pending)
+		s.seedLive = false
+	}
 	s.watch = w
+	s.mu.Unlock()
+}
+
+// seedNextWatch makes the next call's live output start with the unread
+// output ([execSession.seedLive]).
+func (s *execSession) seedNextWatch() {
+	s.mu.Lock()
+	s.seedLive = true
 	s.mu.Unlock()
 }
 

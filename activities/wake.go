@@ -63,8 +63,9 @@ func (a *Activities) newWaker(ctx context.Context, start time.Time) *waker {
 
 // wakingActivities are the registered names (the worker registers them by
 // method value) of the activities whose output wakes followers:
-// [Activities.Exec], [Activities.ExecCommand], [Activities.WriteStdin].
-var wakingActivities = map[string]bool{"Exec": true, "ExecCommand": true, "WriteStdin": true}
+// [Activities.Exec], [Activities.ExecCommand] (and its hand-off,
+// [Activities.ResumeExecCommand]), [Activities.WriteStdin].
+var wakingActivities = map[string]bool{"Exec": true, "ExecCommand": true, "ResumeExecCommand": true, "WriteStdin": true}
 
 // grew notes that the output grew, seen at now: after a silence of
 // w.after it first wakes the followers and doubles the silence the next

@@ -43,7 +43,7 @@ func commandWorker(c client.Client) func(context.Context, string, string) (strin
 // stoppable are the activities a turn stops through StopCommand on the
 // host queue: commands, unified-exec sessions' first calls and MCP calls
 // (each heartbeats its call id).
-var stoppable = map[string]bool{"Exec": true, "ExecCommand": true, "MCPCallTool": true}
+var stoppable = map[string]bool{"Exec": true, "ExecCommand": true, "ResumeExecCommand": true, "MCPCallTool": true}
 
 // Activities are the activities this worker runs (for tests that call
 // one directly, as another worker of the host would).

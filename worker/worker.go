@@ -168,6 +168,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	sessions.RegisterActivity(o.Activities.StopCommand)
 	// Commands a local activity handed off are waited for here.
 	sessions.RegisterActivity(o.Activities.Exec)
+	sessions.RegisterActivity(o.Activities.ResumeExecCommand)
 	if err := sessions.Start(); err != nil {
 		return nil, fmt.Errorf("starting worker on %s: %w", o.Activities.SessionQueue, err)
 	}
@@ -233,6 +234,7 @@ func Start(c client.Client, o Options) (*Workers, error) {
 	// Shell commands run in-process first, as local activities, when a
 	// turn's workspace host is this worker (see workflows: localexec).
 	w.shared.RegisterActivity(o.Activities.ExecHere)
+	w.shared.RegisterActivity(o.Activities.ExecCommandHere)
 	w.shared.RegisterActivity(o.Activities.ForgetCommands)
 	w.shared.RegisterActivity(o.Activities.Compact)
 	w.shared.RegisterActivity(o.Activities.ForkTranscript)

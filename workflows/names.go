@@ -24,6 +24,9 @@ var (
 	// ActivityExecCommand starts a unified-exec session; it heartbeats as
 	// Exec does.
 	ActivityExecCommand = activityName((*activities.Activities).ExecCommand)
+	// ActivityResumeExecCommand waits out an exec_command that a local
+	// activity started and handed off; it heartbeats as Exec does.
+	ActivityResumeExecCommand = activityName((*activities.Activities).ResumeExecCommand)
 	// ActivityWriteStdin writes into a session; its output belongs to the
 	// exec_command call that started the session.
 	ActivityWriteStdin = activityName((*activities.Activities).WriteStdin)

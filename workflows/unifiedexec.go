@@ -117,10 +117,17 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	var out activities.SessionOutput
 	quiet := t.quietTools(ctx)
 	opts := t.sessionOpts(t.in.Config.HostQueue, yield, 0, "exec_command: "+oneLine(it.Command, 110), t.toolHeartbeat(quiet))
-	err := t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
-		f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.ExecCommand, in)
-		return t.awaitTool(ctx, quiet, f, c.Call.CallID, o.TaskQueue, &out)
-	})
+	var err error
+	handled := false
+	if t.execCommandLocally(ctx) {
+		handled, err = t.execCommandHere(ctx, opts, in, it.ID+"/"+c.Call.CallID, quiet, &out)
+	}
+	if !handled {
+		err = t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
+			f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.ExecCommand, in)
+			return t.awaitTool(ctx, quiet, f, c.Call.CallID, o.TaskQueue, &out)
+		})
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		it.Status = StatusInterrupted
@@ -129,7 +136,7 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 		it.AggregatedOutput = joinNote(shown, "[interrupted: the turn was stopped while the command ran]")
 		t.log.add(Event{Type: EventItemCompleted, Item: it})
 		return "command interrupted: the turn was stopped while it ran; its process was ended" + shownBefore(shown)
-	case err != nil && isTimeout(err):
+	case err != nil && (isTimeout(err) || isCommandLost(err)):
 		it.Status = StatusInterrupted
 		var shown string
 		it.DurationMs, shown = sessionInterrupted(err)

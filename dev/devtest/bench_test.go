@@ -38,6 +38,12 @@ func BenchmarkTurn20Shell(b *testing.B) {
 	b.Run("bash-lc", func(b *testing.B) {
 		benchTurn20(b, StartFile, `["bash","-lc","echo step"]`, WorkerOptions{Name: "bench"})
 	})
+	// Codex's own tool for the gpt-5 models (exec_command, a login
+	// shell by default), as the codex harness offers it.
+	b.Run("exec-command", func(b *testing.B) {
+		call := fakemodel.ToolCall{Name: "exec_command", Arguments: json.RawMessage(`{"cmd":"echo step"}`)}
+		benchTurn20Call(b, StartFile, call, WorkerOptions{Name: "bench"})
+	})
 	b.Run("bash-lc-nosnapshot", func(b *testing.B) {
 		benchTurn20(b, StartFile, `["bash","-lc","echo step"]`, WorkerOptions{Name: "bench", NoShellSnapshot: true})
 	})
@@ -61,9 +67,15 @@ func BenchmarkTurn20Shell(b *testing.B) {
 // benchTurn20 runs 20-step turns of command; sandbox is the thread's
 // sandbox mode (default danger-full-access).
 func benchTurn20(b *testing.B, start func(testing.TB, *fakemodel.Script) *World, command string, wo WorkerOptions, sandbox ...string) {
+	call := fakemodel.ToolCall{Name: "shell", Arguments: json.RawMessage(`{"command":` + command + `}`)}
+	benchTurn20Call(b, start, call, wo, sandbox...)
+}
+
+// benchTurn20Call runs 20-step turns of one tool call.
+func benchTurn20Call(b *testing.B, start func(testing.TB, *fakemodel.Script) *World, call fakemodel.ToolCall, wo WorkerOptions, sandbox ...string) {
 	const steps = 20
 	w := start(b, &fakemodel.Script{Turns: []fakemodel.Turn{{Steps: []fakemodel.Step{
-		{ToolCalls: []fakemodel.ToolCall{{Name: "shell", Arguments: json.RawMessage(`{"command":` + command + `}`)}}, Repeat: steps},
+		{ToolCalls: []fakemodel.ToolCall{call}, Repeat: steps},
 		{Text: "done"},
 	}}}})
 	w.StartWorker(wo)

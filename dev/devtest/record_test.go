@@ -42,6 +42,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("pictures", recordPictures)
 	t.Run("tools", recordTools)
 	t.Run("uexec", recordUnifiedExec)
+	t.Run("uexec-local", recordUnifiedExecLocal)
 	t.Run("stop", recordStopCommand)
 	t.Run("stop-on-worker", recordStopOnWorker)
 	t.Run("failover", recordFailover)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	historypb "go.temporal.io/api/history/v1"
 
 	"github.com/interpreter-dev/interpreter/activities/mcpclient"
 	"github.com/interpreter-dev/interpreter/activities/skills"
@@ -185,8 +188,20 @@ func recordStop(t *testing.T, name string) {
 // recordUnifiedExec: a terminal session started in one turn (beside one
 // that ends within its wait and a second started in the same answer),
 // typed into and stopped in the next, a poll of the session that ended,
-// and the archive that closes the session left open.
-func recordUnifiedExec(t *testing.T) {
+// and the archive that closes the session left open. Its files (uexec-*)
+// were recorded with each exec_command a regular activity, as
+// temporal.local_commands = false runs them; recordUnifiedExecLocal
+// records the same with the default (uexec-local-*).
+func recordUnifiedExec(t *testing.T) { recordSessions(t, "uexec", false) }
+
+// recordUnifiedExecLocal: recordUnifiedExec with exec_command calls run
+// as local activities first (the local-exec-command marker): the quick
+// one answered inside the task, the terminal session (a 500 ms yield)
+// handed off to ResumeExecCommand after 250 ms, the 250 ms one answered
+// as running from the local activity.
+func recordUnifiedExecLocal(t *testing.T) { recordSessions(t, "uexec-local", true) }
+
+func recordSessions(t *testing.T, name string, local bool) {
 	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{
 		{Match: "open", Steps: []fakemodel.Step{
 			{ToolCalls: []fakemodel.ToolCall{
@@ -208,8 +223,12 @@ func recordUnifiedExec(t *testing.T) {
 	w.StartWorker(WorkerOptions{Name: "recorder"})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	id := "uexec-" + time.Now().Format("150405.000")
-	first, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: w.Config("")},
+	id := name + "-" + time.Now().Format("150405.000")
+	cfg := w.Config("")
+	if !local {
+		cfg.Commands = workflows.CommandsActivity
+	}
+	first, err := threads.Start(ctx, w.Client, threads.NewThread{ThreadID: id, TaskQueue: TaskQueue, Config: cfg},
 		workflows.StartTurnRequest{Prompt: "open"})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +250,28 @@ func recordUnifiedExec(t *testing.T) {
 	if err := w.Client.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
 		t.Fatalf("the archived thread: %v", err)
 	}
-	w.save(ctx, "uexec", id)
+	// The first turn's exec_command calls: L a local activity, A an
+	// ExecCommand activity, R a hand-off.
+	var shape strings.Builder
+	for _, e := range historyOf(t, w, first.TurnID) {
+		if e.GetMarkerRecordedEventAttributes() != nil && slices.Contains(localActivities(t, []*historypb.HistoryEvent{e}), "ExecCommandHere") {
+			shape.WriteString("L")
+		}
+		switch e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() {
+		case workflows.ActivityExecCommand:
+			shape.WriteString("A")
+		case workflows.ActivityResumeExecCommand:
+			shape.WriteString("R")
+		}
+	}
+	want := "AAA"
+	if local {
+		want = "LRLL"
+	}
+	if shape.String() != want {
+		t.Fatalf("the first turn's exec_command calls ran as %q, want %q", shape.String(), want)
+	}
+	w.save(ctx, name, id)
 }
 
 // recordFailover: the worker running a turn's command stops; another

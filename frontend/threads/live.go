@@ -81,7 +81,7 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 	l.wakes, l.wakeAfter = true, 0
 	for _, pa := range d.GetPendingActivities() {
 		kind := pa.GetActivityType().GetName()
-		live := kind == workflows.ActivityExec || kind == workflows.ActivityExecCommand ||
+		live := kind == workflows.ActivityExec || kind == workflows.ActivityExecCommand || kind == workflows.ActivityResumeExecCommand ||
 			kind == workflows.ActivityWriteStdin || kind == workflows.ActivityCallModel
 		if pa.GetHeartbeatDetails() == nil {
 			// Not begun, or not heartbeated yet: it promised nothing.
@@ -94,7 +94,7 @@ func (l *LiveOutput) Poll(ctx context.Context) ([]LiveChunk, error) {
 		switch kind {
 		// Unified-exec calls heartbeat as Exec does; a write_stdin's output
 		// belongs to the exec_command call that started its session.
-		case workflows.ActivityExec, workflows.ActivityExecCommand, workflows.ActivityWriteStdin:
+		case workflows.ActivityExec, workflows.ActivityExecCommand, workflows.ActivityResumeExecCommand, workflows.ActivityWriteStdin:
 			if dc.FromPayloads(pa.GetHeartbeatDetails(), &p) != nil || p.CallID == "" {
 				l.wakes = false
 				continue // a heartbeat of an older build (a byte count)

@@ -10,6 +10,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,6 +28,7 @@ func main() {
 	tool := flag.String("tool", "shell_command", "the shell tool the model calls: shell_command, exec_command or shell")
 	userHome := flag.String("home", os.Getenv("HOME"), "HOME for Codex and its login shells (default: the user's, as the interpreter's benchmarks run)")
 	keep := flag.Bool("keep", false, "keep the working directory (Codex's home, logs)")
+	ours := flag.Bool("interpreter", false, "the binary is the interpreter's: the same measurements through its app-server and MCP server, with an embedded server of its own")
 	flag.Parse()
 	work, err := os.MkdirTemp("", "codexdriver-")
 	if err != nil {
@@ -37,7 +39,7 @@ func main() {
 	} else {
 		fmt.Fprintf(os.Stderr, "codexdriver: working directory %s\n", work)
 	}
-	b := &bench{codex: *codex, work: work, tool: *tool, rounds: *rounds, home: *userHome}
+	b := &bench{codex: *codex, work: work, tool: *tool, rounds: *rounds, home: *userHome, ours: *ours}
 	if out, err := execOutput(*codex, "--version"); err == nil {
 		fmt.Printf("# %s\n", strings.TrimSpace(out))
 	}
@@ -70,6 +72,10 @@ type bench struct {
 	codex, work, tool, home string
 	rounds                  int
 	seq                     int
+	// ours: the binary is the interpreter (its home and Temporal server
+	// are configured as a user of it would: config.toml in
+	// INTERPRETER_HOME, the embedded server on a port of its own).
+	ours bool
 }
 
 // shellStep is one model step that runs `echo step` through the shell
@@ -123,6 +129,15 @@ requires_openai_auth = false
 request_max_retries = 0
 stream_max_retries = 0
 `, m.URL())
+	homeVar := "CODEX_HOME="
+	if b.ours {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		conf += fmt.Sprintf("\n[temporal]\naddress = \"127.0.0.1:%d\"\nembedded = true\n", port)
+		homeVar = "INTERPRETER_HOME="
+	}
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(conf), 0o600); err != nil {
 		return nil, err
 	}
@@ -133,7 +148,7 @@ stream_max_retries = 0
 	return &env{model: m, cwd: cwd, log: log, vars: []string{
 		// The user's HOME, so a login shell reads the same profile as the
 		// interpreter's commands do in its benchmarks.
-		"CODEX_HOME=" + home, "HOME=" + b.home, "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "RUST_LOG=warn",
+		homeVar + home, "HOME=" + b.home, "PATH=/usr/local/bin:/usr/bin:/bin", "SHELL=/bin/bash", "RUST_LOG=warn",
 	}}, nil
 }
 
@@ -159,6 +174,16 @@ func (b *bench) checkTool(e *env) error {
 		return fmt.Errorf("codex was not offered %s or its command did not run (offered %v, output seen %v); try -tool", b.tool, offered, ran)
 	}
 	return nil
+}
+
+// freePort is a TCP port nothing listens on now, for an embedded server.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func since(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
