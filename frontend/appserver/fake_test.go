@@ -38,6 +38,8 @@ type fakeBackend struct {
 	steers    []string
 	settings  []ThreadSettings
 	requests  []workflows.StartTurnRequest
+	// startGates hold StartTurn on a thread until closed (concurrent_test.go).
+	startGates map[string]chan struct{}
 }
 
 type fakeThread struct {
@@ -131,6 +133,12 @@ func (b *fakeBackend) ListThreads(_ context.Context, q ListQuery) (ThreadPage, e
 }
 
 func (b *fakeBackend) StartTurn(_ context.Context, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
+	b.mu.Lock()
+	gate := b.startGates[threadID]
+	b.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	t := b.threads[threadID]

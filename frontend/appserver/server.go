@@ -203,6 +203,9 @@ type conn struct {
 	starting map[string]int
 	// reviews are the review turns this connection follows (review_notify.go).
 	reviews map[string]*reviewTurn
+	// turnStarts are the last turn/start served beside the others, by
+	// thread (concurrent.go).
+	turnStarts map[string]chan struct{}
 }
 
 // threadState is what a connection keeps about a thread it follows.
@@ -417,6 +420,15 @@ func (c *conn) handleRequest(id json.RawMessage, method string, params json.RawM
 		c.fail(id, invalidRequest("Invalid request: unknown method `%s`", method))
 		return
 	}
+	if thread := threadOfParams(params); concurrentMethods[method] && thread != "" {
+		c.serveInOrder(thread, func() { c.serve(h, id, params) })
+		return
+	}
+	c.serve(h, id, params)
+}
+
+// serve runs a request's handler and answers it.
+func (c *conn) serve(h handler, id json.RawMessage, params json.RawMessage) {
 	res, err := h(c, id, params)
 	switch {
 	case err != nil:
