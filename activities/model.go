@@ -94,6 +94,9 @@ type ModelOutput struct {
 	Handoff string `json:"handoff,omitempty"`
 	// HandoffQueue is where the handed-off call is (empty: anywhere).
 	HandoffQueue string `json:"handoff_queue,omitempty"`
+	// ElapsedMs is how long a call with a budget (a local activity) took:
+	// what the workflow task spent on it.
+	ElapsedMs int64 `json:"elapsed_ms,omitempty"`
 }
 
 // Error types the workflow tells apart.
@@ -126,12 +129,17 @@ func (a *Activities) CallModel(ctx context.Context, in ModelInput) (*ModelOutput
 		}
 		a.tookOverLost(ctx, in)
 	}
+	begin := time.Now()
 	c, err := a.startCall(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	if in.Budget > 0 {
-		return a.callWithin(ctx, c, in.Budget)
+		out, err := a.callWithin(ctx, c, in.Budget)
+		if out != nil {
+			out.ElapsedMs = time.Since(begin).Milliseconds()
+		}
+		return out, err
 	}
 	return a.awaitCall(ctx, c)
 }

@@ -43,13 +43,24 @@ const (
 // localCommandsChange marks turns that run commands locally first;
 // from version [localCommandsBounded] on, within [localTaskBudget]; from
 // [localCommandsTimed] on, also within [maxLocalTimePerTask] and with
-// the shorter [commandBudget].
+// the shorter [commandBudget]; from [localCommandsShown] on, the task's
+// local model calls count in its time, and the turn's first events are
+// not held past [firstEventsBudget].
 const localCommandsChange = "local-commands"
 
 const (
 	localCommandsBounded = 2
 	localCommandsTimed   = 3
+	localCommandsShown   = 4
 )
+
+// firstEventsBudget bounds how long the turn's first answer may keep its
+// events (the first command's item among them) inside a workflow task:
+// a command of the first step, once the task spent this long on local
+// work (the first model call), runs as a regular activity, so the task
+// completes and followers see the turn's first item at once. A fast
+// model's first step stays local.
+const firstEventsBudget = 100 * time.Millisecond
 
 // Bounds of one workflow task's local commands. A command past them
 // runs as a regular activity, which ends the task: a task's local
@@ -67,7 +78,10 @@ const (
 	// turn's events reach followers only when the task completes: with
 	// quick model calls, eight commands of a quarter second each would
 	// keep them waiting two seconds. A task runs commands locally while
-	// it has spent less, so at most this plus one [commandBudget].
+	// it has spent less, so at most this plus one [commandBudget]. From
+	// [localCommandsShown] on, the task's local model calls count too:
+	// a fast model's many quick steps in one task hold their events as
+	// long.
 	maxLocalTimePerTask = 500 * time.Millisecond
 	// eventsPerLocalStep is what a step of local work adds to history:
 	// its model call's marker and its command's.
@@ -83,6 +97,9 @@ type localTaskBudget struct {
 	bytes    int
 	// ms is the commands' summed run time (from [localCommandsTimed]).
 	ms int64
+	// modelMs is the task's local model calls' time (counted from
+	// [localCommandsShown]).
+	modelMs int64
 }
 
 // StartedCommand is the host-local record of a command a local activity
@@ -99,7 +116,7 @@ func (t *turn) localCommands(ctx workflow.Context) bool {
 	if cfg.HostQueue == "" || cfg.Commands != CommandsLocal {
 		return false
 	}
-	t.localVersion = workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, localCommandsTimed)
+	t.localVersion = workflow.GetVersion(ctx, localCommandsChange, workflow.DefaultVersion, localCommandsShown)
 	v := t.localVersion
 	return v == 1 || v >= localCommandsBounded && t.localRoom(ctx)
 }
@@ -109,7 +126,14 @@ func (t *turn) localCommands(ctx workflow.Context) bool {
 func (t *turn) localRoom(ctx workflow.Context) bool {
 	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
 	b := t.taskBudget(now)
-	if t.localVersion >= localCommandsTimed && b.ms >= maxLocalTimePerTask.Milliseconds() {
+	spent := b.ms
+	if t.localVersion >= localCommandsShown {
+		spent += b.modelMs
+		if t.st.Step == 1 && spent >= firstEventsBudget.Milliseconds() {
+			return false
+		}
+	}
+	if t.localVersion >= localCommandsTimed && spent >= maxLocalTimePerTask.Milliseconds() {
 		return false
 	}
 	return b.commands < maxLocalCommandsPerTask && b.bytes < maxLocalOutputPerTask &&

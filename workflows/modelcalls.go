@@ -69,6 +69,7 @@ func (t *turn) callModelWithin(ctx workflow.Context, in activities.ModelInput, b
 	if err != nil {
 		return nil, err // the attempt failed; the caller counts it
 	}
+	t.taskBudget(workflow.GetInfo(ctx).GetCurrentHistoryLength()).modelMs += res.ElapsedMs
 	return &res, nil
 }
 

@@ -92,3 +92,40 @@ func recordLocalCommandsTimed(t *testing.T) {
 	}
 	w.save(ctx, "localcmd-timed", id)
 }
+
+// recordLocalCommandsShown: version 4 of local-commands. The first
+// step's command, after a 200 ms model call, runs as a regular activity
+// (the turn's first item reaches followers at once); later ones run
+// locally until the task's model calls and commands have taken half a
+// second, and the next is a regular activity again.
+func recordLocalCommandsShown(t *testing.T) {
+	w := Start(t, &fakemodel.Script{Turns: []fakemodel.Turn{{Match: "SHOWN", Steps: []fakemodel.Step{
+		{Shell: "echo shown", Repeat: 4, DelayMs: 200},
+		{Text: "shown done"},
+	}}}})
+	w.StartWorker(WorkerOptions{Name: "recorder", NoShellSnapshot: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg := w.Config("")
+	cfg.Commands = workflows.CommandsLocal
+	id, res := w.RunTurn(ctx, cfg, "SHOWN commands")
+	if res.Status != workflows.StatusCompleted || res.FinalMessage != "shown done" {
+		t.Fatalf("turn: %+v", res)
+	}
+	// L a local command, A an Exec activity: the first is an activity,
+	// the second local, and a later one an activity again (without the
+	// model calls' time every later command would be local).
+	var shape strings.Builder
+	for _, e := range historyOf(t, w, id+"/turn-1") {
+		if e.GetMarkerRecordedEventAttributes() != nil && slices.Contains(localActivities(t, []*historypb.HistoryEvent{e}), "ExecHere") {
+			shape.WriteString("L")
+		}
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == workflows.ActivityExec {
+			shape.WriteString("A")
+		}
+	}
+	if s := shape.String(); len(s) != 4 || s[:2] != "AL" || !strings.Contains(s[2:], "A") {
+		t.Fatalf("the commands ran as %q, want AL then an A", s)
+	}
+	w.save(ctx, "localcmd-shown", id)
+}

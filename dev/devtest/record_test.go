@@ -57,6 +57,7 @@ func TestRecordHistories(t *testing.T) {
 	t.Run("approvalstatus", recordApprovalStatus)
 	t.Run("localcmd", recordLocalCommands)
 	t.Run("localcmd-timed", recordLocalCommandsTimed)
+	t.Run("localcmd-shown", recordLocalCommandsShown)
 	t.Run("quiet", recordQuiet)
 	t.Run("quick", recordQuick)
 }
