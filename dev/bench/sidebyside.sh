@@ -36,12 +36,22 @@ bench() { sed -n 's/^\(Benchmark[^ \t]*\)-[0-9]*[ \t]*[0-9]*[ \t]*[0-9.]* ns\/op
 load() { echo "# load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 go build -o /tmp/sidebyside-codexdriver ./dev/bench/codexdriver
 if [ "$ONLY" != codex ]; then
+  go build -o /tmp/sidebyside-interpreter ./cmd/interpreter
   go test -c -o /tmp/sidebyside-cli.test ./cmd/interpreter/cli/
   go test -c -o /tmp/sidebyside-devtest.test ./dev/devtest/
 fi
 echo "# commit $(git rev-parse --short HEAD) $(date -u +%FT%TZ)"
 if [ "$ONLY" != codex ]; then
-  echo "## ours"
+  # The same driver and measurements as Codex's below, against the built
+  # binary as a user runs it: `interpreter app-server` and `mcp-server`
+  # with their embedded server (an SQLite file), the model family's own
+  # tool (exec_command for gpt-5.1-codex).
+  echo "## ours, the binary through the driver"
+  load
+  locked /tmp/sidebyside-codexdriver -interpreter -codex /tmp/sidebyside-interpreter -home "$CODEX_HOME_DIR" -tool exec_command -rounds "$ROUNDS" -threads "$THREADS" -what mcp,appserver,step,concurrent
+  # In-process benchmarks: server, worker and front end in one test
+  # binary (an in-memory database unless BENCH_FILE_DB=1 for the first).
+  echo "## ours, in-process benchmarks"
   load
   locked /tmp/sidebyside-cli.test -test.run '^$' -test.bench 'MCP|AppServer' -test.benchtime ${ROUNDS}x | bench
   locked /tmp/sidebyside-devtest.test -test.run '^$' -test.bench 'Turn20Shell' -test.benchtime ${ROUNDS}x | bench

@@ -5,6 +5,10 @@
 // benchmarks name theirs. dev/bench/sidebyside.sh runs it beside them.
 //
 //	go run ./dev/bench/codexdriver -codex e2e/codexcli/node_modules/.bin/codex -what mcp,appserver,step,concurrent
+//
+// With -interpreter the binary is ours: the same measurements, through its
+// app-server and MCP server as a user runs them (config.toml in
+// INTERPRETER_HOME, the embedded Temporal server on a free port).
 package main
 
 import (
