@@ -117,16 +117,7 @@ func (a *Activities) execCommandHere(ctx context.Context, in LocalExecCommandInp
 	}
 	out := a.collect(ctx, s, sess.Exec.CallID, 0, sess.MaxTokens, start)
 	s.leave(!out.Running)
-	if s.snapshotWarning != "" {
-		out.Output += "\n[" + s.snapshotWarning + "]"
-	}
-	if ctx.Err() != nil {
-		a.execSessions().remove(s)
-		s.markClosed()
-		s.kill()
-		return &LocalExecCommandOutput{Output: out, Canceled: true}, nil
-	}
-	return &LocalExecCommandOutput{Output: out}, nil
+	return &LocalExecCommandOutput{Output: out, Canceled: a.settleCall(ctx, s, out)}, nil
 }
 
 // States of a session's hand-off ([execSession.handoff]).
@@ -143,9 +134,7 @@ func (a *Activities) handOffSession(s *execSession) {
 	s.handoff.Store(handoffWaiting)
 	time.AfterFunc(commandUnclaimed, func() {
 		if s.handoff.CompareAndSwap(handoffWaiting, handoffTaken) {
-			a.execSessions().remove(s)
-			s.markClosed()
-			s.kill()
+			a.endSession(s)
 			s.leave(true)
 		}
 	})
@@ -166,14 +155,31 @@ func (a *Activities) ResumeExecCommand(ctx context.Context, in ResumeExecCommand
 	s.seedNextWatch()
 	out := a.collect(ctx, s, in.CallID, in.YieldMs, in.MaxTokens, start)
 	defer func() { s.leave(!out.Running) }()
-	if s.snapshotWarning != "" {
-		out.Output += "\n[" + s.snapshotWarning + "]"
-	}
-	if ctx.Err() != nil {
-		a.execSessions().remove(s)
-		s.markClosed()
-		s.kill()
+	if a.settleCall(ctx, s, out) {
 		return out, temporal.NewCanceledError(*out)
 	}
 	return out, nil
+}
+
+// settleCall finishes an exec_command's answer: the login shell's
+// snapshot warning, if any, and, when the call was stopped, the end of
+// its session (the model never learned its id). It tells whether the
+// call was stopped.
+func (a *Activities) settleCall(ctx context.Context, s *execSession, out *SessionOutput) bool {
+	if s.snapshotWarning != "" {
+		out.Output += "\n[" + s.snapshotWarning + "]"
+	}
+	if ctx.Err() == nil {
+		return false
+	}
+	a.endSession(s)
+	return true
+}
+
+// endSession removes s from this process's sessions and ends its
+// processes.
+func (a *Activities) endSession(s *execSession) {
+	a.execSessions().remove(s)
+	s.markClosed()
+	s.kill()
 }

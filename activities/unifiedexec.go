@@ -107,13 +107,7 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 	}
 	out := a.collect(ctx, s, in.Exec.CallID, in.YieldMs, in.MaxTokens, start)
 	defer func() { s.leave(!out.Running) }()
-	if s.snapshotWarning != "" {
-		out.Output += "\n[" + s.snapshotWarning + "]"
-	}
-	if ctx.Err() != nil {
-		a.execSessions().remove(s)
-		s.markClosed()
-		s.kill()
+	if a.settleCall(ctx, s, out) {
 		return out, temporal.NewCanceledError(*out)
 	}
 	return out, nil
