@@ -86,6 +86,11 @@ func (a *Activities) execCommandHere(ctx context.Context, in LocalExecCommandInp
 		for _, s := range a.execSessions().take(sess.Exec.ThreadID, []int{sess.SessionID}) {
 			s.markClosed()
 			s.kill()
+			// Reported interrupted: its processes are gone first.
+			select {
+			case <-s.finished:
+			case <-time.After(sessionEndWait):
+			}
 		}
 		return &LocalExecCommandOutput{StartedBefore: true}, nil
 	}
@@ -119,6 +124,10 @@ func (a *Activities) execCommandHere(ctx context.Context, in LocalExecCommandInp
 	s.leave(!out.Running)
 	return &LocalExecCommandOutput{Output: out, Canceled: a.settleCall(ctx, s, out)}, nil
 }
+
+// sessionEndWait bounds how long a repeated attempt waits for the
+// session it ended to be gone before it reports the call interrupted.
+const sessionEndWait = 5 * time.Second
 
 // States of a session's hand-off ([execSession.handoff]).
 const (

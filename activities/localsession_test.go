@@ -35,6 +35,13 @@ func TestExecCommandHereAnswersAQuickCommandOnce(t *testing.T) {
 	if err != nil || !again.StartedBefore || again.Output != nil {
 		t.Fatalf("repeated attempt: %+v %v", again, err)
 	}
+	// Nor a regular activity that takes the call over on the host (the
+	// retried task ran on a worker of another host).
+	regular := in.Session
+	regular.Exec.Record = in.Key
+	if _, err := a.ExecCommand(ctx, regular); !isAppErr(err, ErrTypeCommandStartedBefore) {
+		t.Fatalf("regular attempt after the local one: %v", err)
+	}
 }
 
 func TestExecCommandHereLeavesAnotherHostsCommandAlone(t *testing.T) {
@@ -104,8 +111,8 @@ func TestExecCommandHereStartedBeforeEndsAHandedOffSession(t *testing.T) {
 	}
 	select {
 	case <-s.finished:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handed-off session still runs")
+	default:
+		t.Fatal("the handed-off session still runs after the attempt that found its record returned")
 	}
 	if a.execSessions().get("th", 1000) != nil {
 		t.Fatal("the ended session is still listed")

@@ -94,6 +94,17 @@ func (a *Activities) ExecCommand(ctx context.Context, in ExecCommandInput) (*Ses
 	if len(in.Exec.Command) == 0 {
 		return &SessionOutput{SessionID: in.SessionID, ExitCode: -1, StartError: "empty command", Output: "empty command"}, nil
 	}
+	if in.Exec.Record != "" {
+		// A local attempt of this call may have started it on this host
+		// ([Activities.ExecCommandHere]) before its task failed.
+		fresh, err := a.started().record(turnOf(ctx), in.Exec.Record)
+		if err != nil {
+			return nil, err
+		}
+		if !fresh {
+			return nil, errCommandStartedBefore()
+		}
+	}
 	start := time.Now()
 	s, failed := a.startSession(ctx, in)
 	if failed != nil {

@@ -31,9 +31,10 @@ func (t *turn) execCommandLocally(ctx workflow.Context) bool {
 }
 
 // execCommandHere runs in as a local activity; handled is false when the
-// task's worker does not serve the host (the caller runs the regular
-// activity, which runs once).
-func (t *turn) execCommandHere(ctx workflow.Context, opts workflow.ActivityOptions, in activities.ExecCommandInput, key string, quiet bool, out *activities.SessionOutput) (handled bool, err error) {
+// task's worker does not serve the host: the caller runs the regular
+// activity, with in.Exec.Record set so that it does not start the
+// command where an earlier attempt of this one started it.
+func (t *turn) execCommandHere(ctx workflow.Context, opts workflow.ActivityOptions, in *activities.ExecCommandInput, key string, quiet bool, out *activities.SessionOutput) (handled bool, err error) {
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		// Starting it may read the login profile for a snapshot first.
 		StartToCloseTimeout: 2 * time.Minute,
@@ -41,7 +42,7 @@ func (t *turn) execCommandHere(ctx workflow.Context, opts workflow.ActivityOptio
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
 	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
-	lin := activities.LocalExecCommandInput{Session: in, HostQueue: t.in.Config.HostQueue, Key: key,
+	lin := activities.LocalExecCommandInput{Session: *in, HostQueue: t.in.Config.HostQueue, Key: key,
 		Budget: t.commandWindow(), Forget: t.forgettable(now)}
 	var res activities.LocalExecCommandOutput
 	err = workflow.ExecuteLocalActivity(lctx, acts.ExecCommandHere, lin).Get(ctx, &res)
@@ -50,6 +51,7 @@ func (t *turn) execCommandHere(ctx workflow.Context, opts workflow.ActivityOptio
 	case err != nil:
 		return true, err
 	case res.Elsewhere:
+		in.Exec.Record = key
 		return false, nil
 	}
 	t.st.Started = append(t.st.Started, StartedCommand{Key: key, Task: now})

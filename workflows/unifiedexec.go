@@ -120,7 +120,7 @@ func (t *turn) runExecCommand(ctx workflow.Context, c activities.DecodedCall) st
 	var err error
 	handled := false
 	if t.execCommandLocally(ctx) {
-		handled, err = t.execCommandHere(ctx, opts, in, it.ID+"/"+c.Call.CallID, quiet, &out)
+		handled, err = t.execCommandHere(ctx, opts, &in, it.ID+"/"+c.Call.CallID, quiet, &out)
 	}
 	if !handled {
 		err = t.onHostRun(ctx, opts, func(o workflow.ActivityOptions) error {
