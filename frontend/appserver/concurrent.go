@@ -26,7 +26,9 @@ func (c *conn) serveInOrder(threadID string, f func()) {
 	prev := c.turnStarts[threadID]
 	c.turnStarts[threadID] = done
 	c.mu.Unlock()
+	c.starts.Add(1)
 	c.background(func() {
+		defer c.starts.Done()
 		if prev != nil {
 			<-prev
 		}

@@ -132,12 +132,16 @@ func (b *fakeBackend) ListThreads(_ context.Context, q ListQuery) (ThreadPage, e
 	return page, nil
 }
 
-func (b *fakeBackend) StartTurn(_ context.Context, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
+func (b *fakeBackend) StartTurn(ctx context.Context, threadID string, req workflows.StartTurnRequest) (workflows.StartTurnResponse, error) {
 	b.mu.Lock()
 	gate := b.startGates[threadID]
 	b.mu.Unlock()
 	if gate != nil {
-		<-gate
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return workflows.StartTurnResponse{}, ctx.Err()
+		}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

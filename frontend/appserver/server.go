@@ -137,6 +137,9 @@ func (s *Server) serve(ctx context.Context, out io.Writer, read func(context.Con
 		}
 		switch {
 		case errors.Is(l.err, io.EOF):
+			// The turn/starts already read are answered before the
+			// connection's context ends (concurrent.go).
+			c.starts.Wait()
 			return nil
 		case l.err != nil:
 			return fmt.Errorf("reading: %w", l.err)
@@ -204,8 +207,9 @@ type conn struct {
 	// reviews are the review turns this connection follows (review_notify.go).
 	reviews map[string]*reviewTurn
 	// turnStarts are the last turn/start served beside the others, by
-	// thread (concurrent.go).
+	// thread, and starts counts those in flight (concurrent.go).
 	turnStarts map[string]chan struct{}
+	starts     sync.WaitGroup
 }
 
 // threadState is what a connection keeps about a thread it follows.
