@@ -61,29 +61,10 @@ func recordLocalCommandsTimed(t *testing.T) {
 	// activity, R an Exec activity resuming a handed-off command. Before
 	// the first A come fewer local commands than the count bound allows
 	// (the time bound ended the task); one command is handed off.
-	var shape strings.Builder
-	for _, e := range historyOf(t, w, id+"/turn-1") {
-		if e.GetMarkerRecordedEventAttributes() != nil && slices.Contains(localActivities(t, []*historypb.HistoryEvent{e}), "ExecHere") {
-			shape.WriteString("L")
-		}
-		a := e.GetActivityTaskScheduledEventAttributes()
-		if a == nil || a.GetActivityType().GetName() != workflows.ActivityExec {
-			continue
-		}
-		var in activities.ExecInput
-		if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in); err != nil {
-			t.Fatal(err)
-		}
-		if in.Resume != "" {
-			shape.WriteString("R")
-		} else {
-			shape.WriteString("A")
-		}
-	}
+	s := commandShape(t, w, id+"/turn-1")
 	// The shape depends on how long the commands take, so it is what a
 	// recording must have; a loaded machine (CI) hands off more of them,
 	// and a task may end at a hand-off before its time bound.
-	s := shape.String()
 	if !strings.HasPrefix(s, "L") {
 		t.Fatalf("commands %s (L local, A activity, R resumed): want the first one local", s)
 	}
@@ -117,8 +98,19 @@ func recordLocalCommandsShown(t *testing.T) {
 	// activity, and the later ones run locally again. (Whether a later
 	// one is an activity depends on the machine's speed: the model
 	// calls' 600 ms against the task's half second.)
+	shape := commandShape(t, w, id+"/turn-1")
+	if s := strings.ReplaceAll(shape, "R", ""); len(s) != 4 || s[0] != 'A' || !strings.Contains(s[1:], "L") {
+		t.Fatalf("the commands ran as %q, want an A first, then local ones", shape)
+	}
+	w.save(ctx, "localcmd-shown", id)
+}
+
+// commandShape is a turn's shell commands in order: L a local activity,
+// A an Exec activity, R an Exec activity taking over a handed-off one.
+func commandShape(t *testing.T, w *World, turnID string) string {
+	t.Helper()
 	var shape strings.Builder
-	for _, e := range historyOf(t, w, id+"/turn-1") {
+	for _, e := range historyOf(t, w, turnID) {
 		if e.GetMarkerRecordedEventAttributes() != nil && slices.Contains(localActivities(t, []*historypb.HistoryEvent{e}), "ExecHere") {
 			shape.WriteString("L")
 		}
@@ -136,8 +128,5 @@ func recordLocalCommandsShown(t *testing.T) {
 			shape.WriteString("A")
 		}
 	}
-	if s := strings.ReplaceAll(shape.String(), "R", ""); len(s) != 4 || s[0] != 'A' || !strings.Contains(s[1:], "L") {
-		t.Fatalf("the commands ran as %q, want an A first, then local ones", shape.String())
-	}
-	w.save(ctx, "localcmd-shown", id)
+	return shape.String()
 }
