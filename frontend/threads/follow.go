@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
@@ -13,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/grpc/status"
 
 	"github.com/interpreter-dev/interpreter/workflows"
 )
@@ -48,15 +50,44 @@ func FollowTurn(ctx context.Context, c client.Client, turnID string, after int, 
 // Follow is [FollowTurn] that also returns the turn's result when its
 // run's close event had it (usually); nil means ask [Outcome].
 func Follow(ctx context.Context, c client.Client, turnID string, after int, fn func(workflows.Event)) (*workflows.TurnResult, error) {
-	for {
+	for restarts := 0; ; {
 		res, next, err := followRun(ctx, c, turnID, &after, fn)
 		if err == nil && !next {
 			noteEnded(turnID)
+		}
+		if err != nil && branchChanged(err) && restarts < maxBranchRestarts {
+			// The server refused the long poll's position (it reloaded
+			// the run's state while a write raced the poll): read the
+			// run again; after skips what was already told.
+			restarts++
+			continue
 		}
 		if err != nil || !next {
 			return res, err
 		}
 	}
+}
+
+// maxBranchRestarts bounds how often one follow reads a run again after
+// the server refused its history position.
+const maxBranchRestarts = 20
+
+// branchChanged: the server refused a history read because the run's
+// branch or versioned transition no longer matches the read's token
+// (its CurrentBranchChangedFailure detail). On one cluster this is a
+// transient state of the server, not of the turn: reading again from the
+// start of the run succeeds.
+func branchChanged(err error) bool {
+	var st interface{ Status() *status.Status }
+	if !errors.As(err, &st) || st.Status() == nil {
+		return false
+	}
+	for _, d := range st.Status().Proto().GetDetails() {
+		if strings.HasSuffix(d.GetTypeUrl(), ".CurrentBranchChangedFailure") {
+			return true
+		}
+	}
+	return false
 }
 
 // followRun follows the turn's current run to its close; next: it
