@@ -80,6 +80,9 @@ type Server struct {
 	uiProxy *http.Server
 	address string
 	uiURL   string
+	// visibility is the visibility database file (visibility.go), ""
+	// when the records are in the main database or in memory.
+	visibility string
 }
 
 // Address is host:port of the frontend gRPC service.
@@ -87,6 +90,11 @@ func (s *Server) Address() string { return s.address }
 
 // UIURL is the Web UI's base URL, empty when the UI is off.
 func (s *Server) UIURL() string { return s.uiURL }
+
+// VisibilityFile is the file that holds the server's visibility records
+// beside its database file, "" when that file holds them too (made
+// before they were kept apart) or the server runs in memory.
+func (s *Server) VisibilityFile() string { return s.visibility }
 
 // Start brings up the server and returns once its services have started.
 func Start(opts Options) (*Server, error) {
@@ -145,6 +153,9 @@ func start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("building temporal server: %w", err)
 	}
 	s := &Server{level: level, server: srv, address: net.JoinHostPort(localhost, strconv.Itoa(opts.Port))}
+	if ds, ok := conf.Persistence.DataStores[visibilityStore]; ok && !opts.Ephemeral {
+		s.visibility = ds.SQL.DatabaseName
+	}
 	if opts.UIPort > 0 {
 		uiPort := opts.UIPort
 		if len(opts.UIListColumns) > 0 {
@@ -252,11 +263,19 @@ func buildConfig(opts Options) (*config.Config, error) {
 	conf.Persistence.DefaultStore = "sqlite"
 	conf.Persistence.VisibilityStore = "sqlite"
 	conf.Persistence.NumHistoryShards = 1
+	visConf, err := buildVisibilitySQL(opts)
+	if err != nil {
+		return nil, err
+	}
 	sqlConf, err := buildSQL(opts)
 	if err != nil {
 		return nil, err
 	}
 	conf.Persistence.DataStores = map[string]config.DataStore{"sqlite": {SQL: sqlConf}}
+	if visConf != nil {
+		conf.Persistence.VisibilityStore = visibilityStore
+		conf.Persistence.DataStores[visibilityStore] = config.DataStore{SQL: visConf}
+	}
 	httpPort, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -308,11 +327,7 @@ func buildSQL(opts Options) (*config.SQL, error) {
 		// commit instead of a rollback journal's several; synchronous=full
 		// keeps each commit across a power loss (NORMAL could lose the
 		// last ones, and with them the record that a command started).
-		syncMode := opts.Synchronous
-		if syncMode == "" {
-			syncMode = "full"
-		}
-		conf.ConnectAttributes = map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": syncMode}
+		conf.ConnectAttributes = map[string]string{"mode": "rwc", "journal_mode": "wal", "synchronous": syncMode(opts)}
 		conf.DatabaseName = opts.DBFile
 		if _, err := os.Stat(opts.DBFile); errors.Is(err, os.ErrNotExist) {
 			if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o700); err != nil {
@@ -332,6 +347,14 @@ func buildSQL(opts Options) (*config.SQL, error) {
 		return nil, fmt.Errorf("creating namespace %q: %w", opts.Namespace, err)
 	}
 	return &conf, nil
+}
+
+// syncMode is the synchronous pragma of a file database.
+func syncMode(opts Options) string {
+	if opts.Synchronous == "" {
+		return "full"
+	}
+	return opts.Synchronous
 }
 
 func staticHosts(conf *config.Config) map[primitives.ServiceName]static.Hosts {

@@ -56,6 +56,9 @@ func (d *DevStartCmd) Run(ctx context.Context, g *Globals, io Stdio) error {
 		fmt.Fprintf(io.Out, "Database:        in memory (ephemeral)\n")
 	} else {
 		fmt.Fprintf(io.Out, "Database:        %s\n", eo.DBFile)
+		if v := b.server.VisibilityFile(); v != "" {
+			fmt.Fprintf(io.Out, "Visibility:      %s (what lists and searches read)\n", v)
+		}
 	}
 	appURL, err := serveDevApp(ctx, g, cfg, b, d.Listen, d.AuthTokenEnv, io)
 	if err != nil {
