@@ -205,7 +205,10 @@ func callResult(t *testing.T, r *mcpRun, s map[string]any) (threadID, content, t
 
 func mcpScript() *fakemodel.Script {
 	return &fakemodel.Script{Turns: []fakemodel.Turn{
-		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 1; echo mcp-later"}, {Text: "first answer, streamed", ChunkDelayMs: 150}}},
+		// The command runs its first quarter second inside the workflow
+		// task, then in an activity whose heartbeats its output streams
+		// from: two seconds leave a loaded machine time to show a delta.
+		{Match: "prompt one", Steps: []fakemodel.Step{{Shell: "echo mcp-step; sleep 2; echo mcp-later"}, {Text: "first answer, streamed", ChunkDelayMs: 150}}},
 		{Match: "slow prompt", Steps: []fakemodel.Step{{DelayMs: 6000, Text: "slow answer"}}},
 		{Match: "prompt three", Steps: []fakemodel.Step{{Text: "third answer"}}},
 		{Match: "prompt four", Steps: []fakemodel.Step{{Text: "fourth answer"}}},
