@@ -71,6 +71,7 @@ func StartAt(tb testing.TB, address string, script *fakemodel.Script) *World {
 func start(tb testing.TB, script *fakemodel.Script, opts devserver.Options) *World {
 	tb.Helper()
 	opts.SearchAttributes = workflows.SearchAttributeTypes()
+	worker.NameBinary() // before the server's own workers start
 	srv, err := devserver.Start(opts)
 	if err != nil {
 		tb.Fatalf("starting server: %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/interpreter-dev/interpreter/cmd/interpreter/config"
+	"github.com/interpreter-dev/interpreter/worker"
 )
 
 // Stdio are a command's streams.
@@ -77,6 +78,7 @@ type root struct {
 
 // Run parses args and runs the command; it returns the exit code.
 func Run(args []string, stdio Stdio) int {
+	worker.NameBinary()
 	var r root
 	exit := -1
 	parser, err := kong.New(&r,
