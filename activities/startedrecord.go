@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -88,4 +89,34 @@ func syncDir(dir string) error {
 	}
 	err = d.Sync()
 	return errors.Join(err, d.Close())
+}
+
+// SweepStartedRecords removes the records of turns that have ended, and
+// returns how many turns' records it removed. A record matters only while
+// its turn runs (a repeated attempt of its command may still come), and a
+// turn forgets its own as it closes; but a turn whose closing task ran
+// on a worker of another host, or whose later command went elsewhere,
+// leaves records it could not forget. ended tells whether a turn (by
+// workflow id) has ended; it answers false when it cannot tell.
+func (a *Activities) SweepStartedRecords(ctx context.Context, ended func(ctx context.Context, turnID string) bool) (int, error) {
+	s := a.started()
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("reading the started-command records: %w", err)
+	}
+	n := 0
+	for _, e := range entries {
+		turn, err := url.PathUnescape(e.Name())
+		if !e.IsDir() || err != nil || ctx.Err() != nil || !ended(ctx, turn) {
+			continue
+		}
+		if err := os.RemoveAll(s.turnDir(turn)); err != nil {
+			return n, fmt.Errorf("removing the records of %s: %w", turn, err)
+		}
+		n++
+	}
+	return n, ctx.Err()
 }

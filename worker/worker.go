@@ -314,4 +314,8 @@ func reclaimInBackground(c client.Client, o Options) {
 	defer cancel()
 	n, err := Reclaim(ctx, c, ns, o.Identity)
 	o.Reclaimed(n, err)
+	// Records of started commands that ended turns could not forget.
+	_, _ = o.Activities.SweepStartedRecords(ctx, func(ctx context.Context, turnID string) bool {
+		return turnEnded(ctx, c, turnID)
+	})
 }
