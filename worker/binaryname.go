@@ -3,7 +3,6 @@ package worker
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"go.temporal.io/sdk/worker"
 )
@@ -20,18 +19,9 @@ func NameBinary() {
 }
 
 func binaryName() string {
-	var rev, modified string
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value[:min(len(s.Value), 12)]
-			case "vcs.modified":
-				if s.Value == "true" {
-					modified = "-modified"
-				}
-			}
-		}
+	rev, modified := vcsRevision()
+	if rev != "" && !modified {
+		return rev
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -42,11 +32,8 @@ func binaryName() string {
 		return "unknown"
 	}
 	stamp := fmt.Sprintf("%x-%x", st.Size(), st.ModTime().UnixNano())
-	if rev != "" && modified == "" {
-		return rev
-	}
 	if rev != "" {
-		return rev + modified + "-" + stamp
+		return rev + "-modified-" + stamp
 	}
 	return "build-" + stamp
 }

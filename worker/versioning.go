@@ -52,20 +52,8 @@ func (v *Versioning) options() worker.DeploymentOptions {
 // DefaultBuildID names the running binary: its VCS revision when it was
 // built from a clean checkout, else a hash of the executable.
 func DefaultBuildID() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		var rev string
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
-		if rev != "" && !modified {
-			return rev[:min(len(rev), 12)]
-		}
+	if rev, modified := vcsRevision(); rev != "" && !modified {
+		return rev
 	}
 	if exe, err := os.Executable(); err == nil {
 		if f, err := os.Open(exe); err == nil {
@@ -77,6 +65,25 @@ func DefaultBuildID() string {
 		}
 	}
 	return "unknown"
+}
+
+// vcsRevision is the VCS revision the binary was built from (its first
+// 12 characters, "" when the build recorded none) and whether the
+// checkout had changes.
+func vcsRevision() (rev string, modified bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return rev, modified
 }
 
 // promoteTimeout bounds how long a starting worker waits for the server

@@ -263,6 +263,8 @@ func buildConfig(opts Options) (*config.Config, error) {
 	conf.Persistence.DefaultStore = "sqlite"
 	conf.Persistence.VisibilityStore = "sqlite"
 	conf.Persistence.NumHistoryShards = 1
+	// Before buildSQL, which creates a new main file: whether that file
+	// was there already tells a database from before the split.
 	visConf, err := buildVisibilitySQL(opts)
 	if err != nil {
 		return nil, err
